@@ -1,0 +1,223 @@
+/**
+ * The only reader of process.env. Reads the environment (and an optional `.env` file), validates it, and returns
+ * a frozen, typed configuration. Every setting is documented in README.md and `.env.example`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { parse as parseDotenv } from 'dotenv';
+import { parseDuration } from './domain/duration.ts';
+import { AppError } from './domain/errors.ts';
+
+export interface Config {
+  api: { host: string; port: number; token: string | undefined; bodyLimitBytes: number };
+  storage: { stateDir: string; databaseUrl: string | undefined };
+  llm: {
+    apiKey: string | undefined;
+    baseUrl: string | undefined;
+    model: string;
+    temperature: number;
+    timeoutMs: number;
+    maxRetries: number;
+    maxConcurrency: number;
+  };
+  prompts: {
+    intakeFile: string | undefined;
+    feedbackFile: string | undefined;
+    promptGeneratorFile: string | undefined;
+  };
+  conversation: { chatHistoryLimit: number; debug: boolean; autoEnrollNewUsers: boolean; defaultCountry: string };
+  scheduling: {
+    clock: 'system' | 'manual';
+    /** Start instant of the manual clock (defaults to the real time at start-up). */
+    clockStart: Date | undefined;
+    prepTimeMinutes: number;
+    dailyPromptReminderDelayMs: number;
+    autoFeedbackAfterPromptEnabled: boolean;
+    feedbackInitialTimeoutMs: number;
+    feedbackFollowupDelayMs: number;
+    idleAfterUnanswered: number;
+    idlePausesPrompts: boolean;
+    missedPromptGraceMs: number;
+  };
+  channel: {
+    kind: 'webhook' | 'console';
+    webhookUrl: string | undefined;
+    webhookSecret: string | undefined;
+  };
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** process.env over the optional `.env` file of the working directory (the real environment wins). */
+export function readEnvironment(envFile = '.env'): Environment {
+  const fromFile = existsSync(envFile) ? parseDotenv(readFileSync(envFile)) : {};
+  return { ...fromFile, ...process.env };
+}
+
+class ConfigReader {
+  readonly problems: string[] = [];
+  private readonly env: Environment;
+
+  constructor(env: Environment) {
+    this.env = env;
+  }
+
+  string(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value ? value : undefined;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.string(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+    if (['0', 'false', 'no', 'off'].includes(value)) return false;
+    this.problems.push(`${name} must be true or false (got "${value}")`);
+    return fallback;
+  }
+
+  number(name: string, fallback: number, check: (value: number) => boolean, expected: string): number {
+    const value = this.string(name);
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || !check(parsed)) {
+      this.problems.push(`${name} must be ${expected} (got "${value}")`);
+      return fallback;
+    }
+    return parsed;
+  }
+
+  duration(name: string, fallback: string): number {
+    const value = this.string(name) ?? fallback;
+    const parsed = parseDuration(value);
+    if (parsed === undefined) {
+      this.problems.push(`${name} must be a duration such as 15m, 3h or 1h30m (got "${value}")`);
+      return parseDuration(fallback) ?? 0;
+    }
+    return parsed;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.string(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(value)) return value as T;
+    this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+    return fallback;
+  }
+}
+
+/** Splits `API_ADDR` (":8080", "127.0.0.1:8080", "[::1]:8080", "8080") into host and port. */
+export function parseListenAddress(address: string): { host: string; port: number } | undefined {
+  const match = /^(?:\[([^\]]+)\]|([^:]*))?:?(\d+)$/.exec(address.trim());
+  if (!match) return undefined;
+  const port = Number(match[3]);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) return undefined;
+  const host = match[1] ?? match[2] ?? '';
+  return { host: host === '' ? '0.0.0.0' : host, port };
+}
+
+/** Validates the environment. Throws `AppError('invalid_input')` listing every problem at once. */
+export function loadConfig(env: Environment): Config {
+  const read = new ConfigReader(env);
+  const apiAddress = read.string('API_ADDR') ?? ':8080';
+  const listen = parseListenAddress(apiAddress);
+  if (!listen) read.problems.push(`API_ADDR must look like ":8080" or "127.0.0.1:8080" (got "${apiAddress}")`);
+  const clockStartText = read.string('PROMPTPIPE_CLOCK_START');
+  const clockStart = clockStartText ? new Date(clockStartText) : undefined;
+  if (clockStart && Number.isNaN(clockStart.getTime())) {
+    read.problems.push(`PROMPTPIPE_CLOCK_START must be an ISO time (got "${clockStartText}")`);
+  }
+  const webhookUrl = read.string('PROMPTPIPE_WEBHOOK_URL');
+  if (webhookUrl && !URL.canParse(webhookUrl)) {
+    read.problems.push(`PROMPTPIPE_WEBHOOK_URL must be a URL (got "${webhookUrl}")`);
+  }
+  const defaultCountry = (read.string('DEFAULT_COUNTRY') ?? 'US').toUpperCase();
+  if (!/^[A-Z]{2}$/.test(defaultCountry)) {
+    read.problems.push(`DEFAULT_COUNTRY must be a two-letter country code (got "${defaultCountry}")`);
+  }
+
+  const config: Config = {
+    api: {
+      host: listen?.host ?? '0.0.0.0',
+      port: listen?.port ?? 8080,
+      token: read.string('PROMPTPIPE_API_TOKEN'),
+      bodyLimitBytes: read.number(
+        'API_BODY_LIMIT_BYTES',
+        1_048_576,
+        (n) => Number.isInteger(n) && n > 0,
+        'a positive integer',
+      ),
+    },
+    storage: {
+      stateDir: read.string('PROMPTPIPE_STATE_DIR') ?? './data',
+      databaseUrl: read.string('DATABASE_URL'),
+    },
+    llm: {
+      apiKey: read.string('OPENAI_API_KEY'),
+      baseUrl: read.string('OPENAI_BASE_URL'),
+      model: read.string('GENAI_MODEL') ?? 'gpt-4o-mini',
+      temperature: read.number('GENAI_TEMPERATURE', 0.1, (n) => n >= 0 && n <= 2, 'a number from 0 to 2'),
+      timeoutMs: read.duration('LLM_TIMEOUT', '60s'),
+      maxRetries: read.number('LLM_MAX_RETRIES', 3, (n) => Number.isInteger(n) && n >= 0, 'a non-negative integer'),
+      maxConcurrency: read.number('LLM_MAX_CONCURRENCY', 8, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
+    },
+    prompts: {
+      intakeFile: read.string('INTAKE_BOT_PROMPT_FILE'),
+      feedbackFile: read.string('FEEDBACK_TRACKER_PROMPT_FILE'),
+      promptGeneratorFile: read.string('PROMPT_GENERATOR_PROMPT_FILE'),
+    },
+    conversation: {
+      chatHistoryLimit: read.number(
+        'CHAT_HISTORY_LIMIT',
+        -1,
+        (n) => Number.isInteger(n) && n >= -1,
+        'an integer >= -1',
+      ),
+      debug: read.boolean('PROMPTPIPE_DEBUG', false),
+      autoEnrollNewUsers: read.boolean('AUTO_ENROLL_NEW_USERS', false),
+      defaultCountry,
+    },
+    scheduling: {
+      clock: read.oneOf('PROMPTPIPE_CLOCK', ['system', 'manual'] as const, 'system'),
+      clockStart,
+      prepTimeMinutes: read.number(
+        'SCHEDULER_PREP_TIME_MINUTES',
+        10,
+        (n) => Number.isInteger(n) && n >= 0,
+        'a non-negative integer',
+      ),
+      dailyPromptReminderDelayMs: read.duration('DAILY_PROMPT_REMINDER_DELAY', '5h'),
+      autoFeedbackAfterPromptEnabled: read.boolean('AUTO_FEEDBACK_AFTER_PROMPT_ENABLED', true),
+      feedbackInitialTimeoutMs: read.duration('FEEDBACK_INITIAL_TIMEOUT', '15m'),
+      feedbackFollowupDelayMs: read.duration('FEEDBACK_FOLLOWUP_DELAY', '3h'),
+      idleAfterUnanswered: read.number(
+        'IDLE_AFTER_UNANSWERED',
+        3,
+        (n) => Number.isInteger(n) && n >= 0,
+        'a non-negative integer',
+      ),
+      idlePausesPrompts: read.boolean('IDLE_PAUSES_PROMPTS', false),
+      missedPromptGraceMs: read.duration('MISSED_PROMPT_GRACE', '60m'),
+    },
+    channel: {
+      kind: read.oneOf('PROMPTPIPE_CHANNEL', ['webhook', 'console'] as const, 'webhook'),
+      webhookUrl,
+      webhookSecret: read.string('PROMPTPIPE_WEBHOOK_SECRET'),
+    },
+    logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  };
+  if (read.problems.length > 0) {
+    throw new AppError('invalid_input', `Invalid configuration:\n  - ${read.problems.join('\n  - ')}`, {
+      details: read.problems,
+    });
+  }
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !(value instanceof Date)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,50 @@
+/** One entry of the working history under `conversationHistory` (§3.2 key 1). */
+export interface ConversationMessage {
+  role: 'user' | 'assistant';
+  content: string;
+  /** RFC 3339. */
+  timestamp: string;
+}
+
+export interface ConversationHistory {
+  messages: ConversationMessage[];
+}
+
+/** The working history keeps the most recent 50 messages; the full transcript keeps everything. */
+export const MAX_STORED_HISTORY = 50;
+
+export function parseHistory(raw: string | undefined): ConversationHistory {
+  if (!raw) return { messages: [] };
+  try {
+    const value: unknown = JSON.parse(raw);
+    const messages = (value as { messages?: unknown })?.messages;
+    if (!Array.isArray(messages)) return { messages: [] };
+    return {
+      messages: messages.filter(
+        (message): message is ConversationMessage =>
+          typeof message === 'object' &&
+          message !== null &&
+          (message.role === 'user' || message.role === 'assistant') &&
+          typeof message.content === 'string',
+      ),
+    };
+  } catch {
+    return { messages: [] };
+  }
+}
+
+export function trimHistory(history: ConversationHistory, max = MAX_STORED_HISTORY): ConversationHistory {
+  return { messages: history.messages.slice(-max) };
+}
+
+/**
+ * `CHAT_HISTORY_LIMIT`: -1 = all stored (up to 50), 0 = none, N = the last N (never more than 50).
+ */
+export function limitHistory(
+  messages: readonly ConversationMessage[],
+  chatHistoryLimit: number,
+): ConversationMessage[] {
+  if (chatHistoryLimit === 0) return [];
+  const max = chatHistoryLimit < 0 ? MAX_STORED_HISTORY : Math.min(chatHistoryLimit, MAX_STORED_HISTORY);
+  return messages.slice(-max);
+}

@@ -1,0 +1,36 @@
+export const ParticipantStatus = {
+  ACTIVE: 'active',
+  PAUSED: 'paused',
+  COMPLETED: 'completed',
+  WITHDRAWN: 'withdrawn',
+} as const;
+export type ParticipantStatus = (typeof ParticipantStatus)[keyof typeof ParticipantStatus];
+export const PARTICIPANT_STATUSES: readonly ParticipantStatus[] = Object.values(ParticipantStatus);
+
+/** A person enrolled in a study (§7.1). `phoneNumber` is E.164. */
+export interface Participant {
+  id: string;
+  phoneNumber: string;
+  name: string;
+  gender: string;
+  ethnicity: string;
+  background: string;
+  /** IANA time zone, or empty when unknown. */
+  timezone: string;
+  status: ParticipantStatus;
+  enrolledAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The `participantBackground` data key: present lines only (§3.2 key 3). */
+export function formatParticipantBackground(
+  participant: Pick<Participant, 'name' | 'gender' | 'ethnicity' | 'background'>,
+): string {
+  const lines: string[] = [];
+  if (participant.name) lines.push(`Name: ${participant.name}`);
+  if (participant.gender) lines.push(`Gender: ${participant.gender}`);
+  if (participant.ethnicity) lines.push(`Ethnicity: ${participant.ethnicity}`);
+  if (participant.background) lines.push(`Background: ${participant.background}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,244 @@
+/**
+ * The storage port. Everything the engine, the scheduler and the server persist goes through it.
+ *
+ * Glossary:
+ * - repository: one table's operations, e.g. `jobs`. The same repositories are offered inside a transaction.
+ * - transaction: `store.transaction(fn)` runs `fn` with repositories bound to one database transaction; a nested
+ *   call joins the outer one. Never hold a transaction across an LLM call or a channel send: on SQLite it blocks
+ *   every other writer.
+ * - transcript: the append-only, never-trimmed record of every message of a participant (study data).
+ * - event: an audit record (`tool-called`, `state-changed`, `job-failed`, …).
+ * - job: a durable timed task (reminder, daily prompt, outbound delivery…), claimed with a lease.
+ *
+ * Adapters: `sqlite/` (better-sqlite3) and `postgres/` (pg), both on Kysely. Every adapter passes
+ * `test/store/store-contract.ts`.
+ */
+import type { FlowState } from '../domain/flow-state.ts';
+import type { Participant, ParticipantStatus } from '../domain/participant.ts';
+
+export interface StoreRepositories {
+  readonly participants: ParticipantRepository;
+  readonly flowStates: FlowStateRepository;
+  readonly transcript: TranscriptRepository;
+  readonly events: EventRepository;
+  readonly jobs: JobRepository;
+  readonly inbound: InboundMessageRepository;
+}
+
+export interface Store extends StoreRepositories {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Runs `fn` in one transaction: all of its writes commit together or none do. Nested calls join the outer one. */
+  transaction<T>(fn: (tx: StoreRepositories) => Promise<T>): Promise<T>;
+  /** Resolves when the database answers; rejects otherwise (health checks). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Participants
+
+export interface ParticipantRepository {
+  /** Throws `AppError('conflict')` when the phone number (or id) is already enrolled. */
+  create(participant: Participant): Promise<void>;
+  get(id: string): Promise<Participant | undefined>;
+  getByPhone(phoneNumber: string): Promise<Participant | undefined>;
+  /** Ordered by enrolment time, oldest first. */
+  list(filter?: { status?: ParticipantStatus }): Promise<Participant[]>;
+  /** Returns the updated participant, or undefined when the id is unknown. */
+  update(
+    id: string,
+    patch: Partial<Pick<Participant, 'name' | 'gender' | 'ethnicity' | 'background' | 'timezone' | 'status'>> & {
+      updatedAt: Date;
+    },
+  ): Promise<Participant | undefined>;
+  /** Returns false when the id is unknown. */
+  delete(id: string): Promise<boolean>;
+  count(filter?: { status?: ParticipantStatus }): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Flow state
+
+export interface FlowStateRepository {
+  get(participantId: string): Promise<FlowState | undefined>;
+  /** Inserts or replaces the whole record. */
+  save(state: FlowState): Promise<void>;
+  delete(participantId: string): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Transcript (append-only)
+
+export type TranscriptRole = 'user' | 'assistant' | 'tool' | 'system';
+
+/**
+ * What kind of entry: a participant's message, an assistant reply, a tool call or result, a proactive
+ * system-generated message (habit prompt, reminder, poll, greeting), an organiser's message, a debug message.
+ */
+export type TranscriptKind =
+  | 'message'
+  | 'reply'
+  | 'tool_call'
+  | 'tool_result'
+  | 'proactive'
+  | 'poll'
+  | 'organiser'
+  | 'debug'
+  | 'notice';
+
+export interface TranscriptToolCall {
+  id: string;
+  name: string;
+  /** Raw JSON text exactly as the model produced it. */
+  arguments: string;
+}
+
+export interface NewTranscriptEntry {
+  participantId: string;
+  role: TranscriptRole;
+  kind: TranscriptKind;
+  content: string;
+  toolCalls?: TranscriptToolCall[];
+  toolCallId?: string;
+  toolName?: string;
+  /** INTAKE / FEEDBACK / scheduler / api … */
+  module?: string;
+  model?: string;
+  /** The inbound message (transcript id of the participant's message, or inbound id) that caused this entry. */
+  sourceMessageId?: string;
+  /** Outbound delivery id when this entry was sent to the participant. */
+  outboundId?: string;
+  createdAt: Date;
+}
+
+export interface TranscriptEntry extends NewTranscriptEntry {
+  /** Monotonically increasing; the paging cursor. */
+  id: number;
+}
+
+export interface TranscriptRepository {
+  /** Appends in order and returns the stored entries with their ids. */
+  append(entries: NewTranscriptEntry[]): Promise<TranscriptEntry[]>;
+  /** Oldest first. `before` is an entry id (exclusive); with `limit`, returns the newest `limit` entries before it. */
+  list(participantId: string, options?: { limit?: number; before?: number }): Promise<TranscriptEntry[]>;
+  /** Only for `DELETE …?purge=true`. */
+  purge(participantId: string): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Events (audit log)
+
+export interface NewEvent {
+  participantId?: string;
+  /** noun-verb: `tool-called`, `state-changed`, `job-failed`, `prompt-skipped`, … */
+  type: string;
+  data: Record<string, unknown>;
+  sourceMessageId?: string;
+  createdAt: Date;
+}
+
+export interface StoredEvent extends NewEvent {
+  id: number;
+}
+
+export interface EventRepository {
+  record(event: NewEvent): Promise<void>;
+  /** Oldest first. */
+  list(filter?: { participantId?: string; type?: string; limit?: number }): Promise<StoredEvent[]>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Durable jobs
+
+export const JobStatus = {
+  PENDING: 'pending',
+  RUNNING: 'running',
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+} as const;
+export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
+
+export interface NewJob {
+  id: string;
+  kind: string;
+  participantId?: string;
+  runAt: Date;
+  payload: Record<string, unknown>;
+  maxAttempts?: number;
+  /** Unique among pending jobs: enqueuing with a key replaces (cancels) the pending job holding it. */
+  dedupKey?: string;
+}
+
+export interface Job {
+  id: string;
+  kind: string;
+  participantId: string | undefined;
+  runAt: Date;
+  payload: Record<string, unknown>;
+  status: JobStatus;
+  attempts: number;
+  maxAttempts: number;
+  lastError: string | undefined;
+  leaseOwner: string | undefined;
+  leaseUntil: Date | undefined;
+  dedupKey: string | undefined;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface JobRepository {
+  /** Enqueue-or-replace: a pending job with the same dedup key is cancelled in the same statement group. */
+  enqueue(job: NewJob, now: Date): Promise<Job>;
+  get(id: string): Promise<Job | undefined>;
+  /** Cancels the pending job holding this key; returns how many were cancelled (0 or 1). */
+  cancelByKey(dedupKey: string, now: Date): Promise<number>;
+  cancelById(id: string, now: Date): Promise<boolean>;
+  /** Cancels every pending job of a participant (pause, withdraw, delete). */
+  cancelForParticipant(participantId: string, now: Date): Promise<number>;
+  /**
+   * Claims up to `limit` jobs that are due (pending with run_at <= now) or whose lease expired (running with
+   * lease_until < now), oldest run_at first: marks them running, sets the lease and increments attempts.
+   * On PostgreSQL this uses `FOR UPDATE SKIP LOCKED` so several instances never claim the same job.
+   */
+  claimDue(options: { now: Date; owner: string; leaseMs: number; limit: number; kinds?: string[] }): Promise<Job[]>;
+  complete(id: string, now: Date): Promise<void>;
+  /** With `retryAt`: back to pending at that time. Without: `failed`, keeping the error. */
+  fail(id: string, error: string, now: Date, retryAt?: Date): Promise<void>;
+  /** The earliest instant at which something becomes claimable (a pending run_at or a running lease expiry). */
+  nextDueAt(): Promise<Date | undefined>;
+  /** Pending (and running) jobs, by run_at. */
+  listPending(filter?: { participantId?: string; kind?: string }): Promise<Job[]>;
+  getPendingByKey(dedupKey: string): Promise<Job | undefined>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Inbound messages (durable, deduplicated by provider id)
+
+export interface NewInboundMessage {
+  id: string;
+  channel: string;
+  participantId: string;
+  providerMessageId?: string;
+  from: string;
+  text: string;
+  /** JSON-serialisable structured poll answer, if any. */
+  pollAnswer?: { pollId?: string; question?: string; option: string };
+  receivedAt: Date;
+}
+
+export interface InboundMessage extends NewInboundMessage {
+  status: 'received' | 'processed' | 'failed';
+  processedAt: Date | undefined;
+  lastError: string | undefined;
+}
+
+export interface InboundMessageRepository {
+  /** Records the message; a repeated (channel, providerMessageId) is not stored again and returns `duplicate: true`. */
+  record(message: NewInboundMessage): Promise<{ message: InboundMessage; duplicate: boolean }>;
+  get(id: string): Promise<InboundMessage | undefined>;
+  markProcessed(id: string, now: Date): Promise<void>;
+  markFailed(id: string, error: string, now: Date): Promise<void>;
+  /** Received but not yet processed, oldest first (crash recovery). */
+  listUnprocessed(): Promise<InboundMessage[]>;
+}
