@@ -24,6 +24,8 @@ export const DataKey = {
   // Keys PromptPipe adds beyond the original 18 (engagement guard, scheduling issue).
   unansweredProactiveCount: 'unansweredProactiveCount',
   engagementState: 'engagementState',
+  /** JSON `{id, question, options, sentAt}` of the last poll sent, to resolve poll answers (and numbered replies). */
+  lastPoll: 'lastPoll',
 } as const;
 export type DataKey = (typeof DataKey)[keyof typeof DataKey];
 

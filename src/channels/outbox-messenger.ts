@@ -1,0 +1,88 @@
+/**
+ * The production Messenger: every outgoing message is recorded in the transcript and enqueued as a durable
+ * `deliver_message` job in ONE transaction, so a message is either both recorded and queued or neither. The job
+ * handler (`delivery-handler.ts`) hands it to the channel with its outbound id as idempotency key and retries with
+ * back-off.
+ */
+import { DataKey } from '../domain/data-keys.ts';
+import { AppError } from '../domain/errors.ts';
+import type { NewId } from '../domain/ids.ts';
+import type { Messenger, Outgoing, SentMessage } from '../engine/messenger.ts';
+import { writeData } from '../engine/participant-data.ts';
+import type { Clock } from '../scheduling/clock.ts';
+import type { Store } from '../store/store.ts';
+import type { OutboundMessage } from './channel.ts';
+
+export const DELIVER_MESSAGE_JOB = 'deliver_message';
+/** Delivery is retried longer than timers: a gateway outage of a few minutes must not lose a message. */
+export const DELIVERY_MAX_ATTEMPTS = 8;
+
+export interface DeliverMessagePayload extends Record<string, unknown> {
+  message: OutboundMessage;
+}
+
+/** The transcript text of a poll: its question and options. */
+export function describeOutgoing(message: Outgoing): string {
+  return message.type === 'text' ? message.text : `${message.question} [${message.options.join(' | ')}]`;
+}
+
+export function createOutboxMessenger(options: {
+  store: Store;
+  clock: Clock;
+  newId: NewId;
+  /** Called after a delivery job is committed, so the job runner wakes at once. */
+  onEnqueued?: () => void;
+}): Messenger {
+  const { store, clock, newId } = options;
+  return {
+    async send(participantId, message, sendOptions): Promise<SentMessage> {
+      const participant = await store.participants.get(participantId);
+      if (!participant) throw new AppError('not_found', `participant ${participantId} not found`);
+      const now = clock.now();
+      const id = newId('out');
+      const outbound: OutboundMessage =
+        message.type === 'text'
+          ? { id, participantId, to: participant.phoneNumber, kind: 'text', text: message.text }
+          : {
+              id,
+              participantId,
+              to: participant.phoneNumber,
+              kind: 'poll',
+              text: message.question,
+              poll: { id, question: message.question, options: [...message.options] },
+            };
+      await store.transaction(async (tx) => {
+        await tx.transcript.append([
+          {
+            participantId,
+            role: 'assistant',
+            kind: sendOptions.kind,
+            content: describeOutgoing(message),
+            outboundId: id,
+            createdAt: now,
+            ...(sendOptions.module ? { module: sendOptions.module } : {}),
+            ...(sendOptions.sourceMessageId ? { sourceMessageId: sendOptions.sourceMessageId } : {}),
+          },
+        ]);
+        if (message.type === 'poll') {
+          const lastPoll = { id, question: message.question, options: message.options, sentAt: now.toISOString() };
+          await writeData(tx, participantId, { [DataKey.lastPoll]: JSON.stringify(lastPoll) }, now);
+        }
+        const payload: DeliverMessagePayload = { message: outbound };
+        await tx.jobs.enqueue(
+          {
+            id: newId('job'),
+            kind: DELIVER_MESSAGE_JOB,
+            participantId,
+            runAt: now,
+            payload,
+            maxAttempts: DELIVERY_MAX_ATTEMPTS,
+          },
+          now,
+        );
+      });
+      options.onEnqueued?.();
+      return { id, participantId, message, options: sendOptions };
+    },
+  };
+}
