@@ -1,0 +1,22 @@
+/**
+ * The habit-prompt generator's port, shared by the `generate_habit_prompt` tool (in conversation) and the
+ * scheduler (daily delivery). Implemented by `createHabitPromptGenerator` in `habit-prompt-generator-service.ts`.
+ */
+export type DeliveryMode = 'immediate' | 'scheduled';
+
+export type HabitPromptOutcome =
+  | { ok: true; prompt: string; warnings: string[] }
+  /** `missing` names the mandatory profile fields that are empty (prompt_anchor, preferred_time). */
+  | { ok: false; error: string; missing: string[] };
+
+export interface HabitPromptGenerator {
+  /**
+   * Validates the profile, generates a prompt with the LLM (profile, background, success count, last barrier and
+   * tweak, tone guide) and stores it under `lastHabitPrompt`. Does not send anything. Never throws for expected
+   * failures (missing fields, LLM error): they are returned as `ok: false`.
+   */
+  generate(
+    participantId: string,
+    options: { deliveryMode: DeliveryMode; personalizationNotes?: string; sourceMessageId?: string },
+  ): Promise<HabitPromptOutcome>;
+}

@@ -1,0 +1,32 @@
+/**
+ * The durable job runner's port. Implemented by `createJobRunner` (`job-runner-service.ts`).
+ *
+ * Glossary:
+ * - kind: the job type (`daily_prompt`, `daily_prompt_reminder`, `deliver_message`, …); one handler per kind.
+ * - dedup key: `daily_prompt_reminder:{participantId}` etc.; unique among pending jobs (see store.ts).
+ * - lease: a claimed job belongs to this runner until `leaseUntil`; an expired lease is taken back.
+ *
+ * Handlers run under the participant's lock (when the job has a participant) and MUST re-check their precondition
+ * before acting: the state may have changed since the job was enqueued (a reply races a due reminder).
+ */
+import type { Job } from '../store/store.ts';
+
+export type JobHandler = (job: Job) => Promise<void>;
+
+export interface JobRunner {
+  /** One handler per kind. `lock: false` runs without the participant lock (e.g. message delivery). */
+  register(kind: string, handler: JobHandler, options?: { lock?: boolean }): void;
+  /** Starts the wake loop on the system clock: sleeps until the next job is due, never polls on a fixed lag. */
+  start(): void;
+  /** Stops taking jobs and waits for the ones in flight. */
+  stop(): Promise<void>;
+  /** Tells a sleeping runner that a job was enqueued (it recomputes its wake-up time). */
+  notify(): void;
+  /** Claims and runs every job due at the clock's current time, until none is left. Returns how many ran. */
+  runDue(): Promise<number>;
+  /**
+   * Manual clock only: moves time forward to `target`, stopping at each job's due time in order (so a reminder due
+   * at 14:00 runs, at 14:00, before the next day's 09:00 prompt), and returns when everything due has finished.
+   */
+  advanceTo(target: Date): Promise<number>;
+}
