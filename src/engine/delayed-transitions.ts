@@ -1,0 +1,23 @@
+/**
+ * Port for delayed sub-state transitions (§5.4), implemented by the scheduling layer. The `transition_state` tool
+ * calls it when `delay_minutes > 0`; without an implementation the tool says delayed transitions are unavailable.
+ */
+import type { ConversationState } from '../domain/conversation-state.ts';
+import type { StoreRepositories } from '../store/store.ts';
+
+export interface DelayedTransitionRequest {
+  participantId: string;
+  target: ConversationState;
+  delayMinutes: number;
+  reason?: string;
+  sourceMessageId?: string;
+  now: Date;
+}
+
+export interface DelayedTransitionScheduler {
+  /**
+   * Enqueues (or replaces) the `state_transition:{participantId}` job and stores its id under
+   * `stateTransitionTimerID`, inside the caller's transaction.
+   */
+  schedule(tx: StoreRepositories, request: DelayedTransitionRequest): Promise<{ jobId: string; runAt: Date }>;
+}
