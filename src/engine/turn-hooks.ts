@@ -17,4 +17,6 @@ export interface TurnHooks {
   onParticipantMessage?(tx: StoreRepositories, event: ParticipantMessageEvent): Promise<void>;
   /** `generate_habit_prompt` delivered a prompt inside the conversation (delivery_mode `immediate`). */
   onImmediatePrompt?(tx: StoreRepositories, event: { participantId: string; at: Date }): Promise<void>;
+  /** A FEEDBACK turn finished: pending feedback timers are cancelled (§4.3 `CancelPendingFeedback`). */
+  onFeedbackTurn?(tx: StoreRepositories, event: { participantId: string; at: Date }): Promise<void>;
 }

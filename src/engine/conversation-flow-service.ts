@@ -1,0 +1,239 @@
+/**
+ * `ConversationFlow.processResponse` (§2.2 steps 3–6) as small steps:
+ * 1. record the participant's message (transcript + working history), apply poll effects and let the scheduling
+ *    hooks react — one transaction, so a reply and the cancellation of its reminder commit together;
+ * 2. route by `conversationState` (empty or unknown → INTAKE, persisted);
+ * 3. run the module's tool loop (no transaction held: LLM calls are slow);
+ * 4. send the reply and append it to the working history (a failed history save is logged, the reply still goes);
+ * 5. after a FEEDBACK turn, cancel pending feedback timers; in debug mode, send `🐛 DEBUG:` messages.
+ */
+import { ConversationState, isConversationState } from '../domain/conversation-state.ts';
+import { DataKey } from '../domain/data-keys.ts';
+import { AppError, errorMessage } from '../domain/errors.ts';
+import { type ConversationMessage, limitHistory } from '../domain/history.ts';
+import type { Participant } from '../domain/participant.ts';
+import { formatPollAnswer } from '../domain/polls.ts';
+import { buildToneGuide } from '../domain/tone.ts';
+import type { LlmClient } from '../llm/llm.ts';
+import type { Clock } from '../scheduling/clock.ts';
+import type { ParticipantLock } from '../store/participant-lock.ts';
+import type { Store, StoreRepositories } from '../store/store.ts';
+import type { ToolRegistry } from '../tools/tool-registry.ts';
+import { buildChatMessages } from './context-builder.ts';
+import type { ConversationFlow, IncomingMessage, TurnResult } from './conversation-flow.ts';
+import { appendToHistory, readHistory } from './conversation-history.ts';
+import { debugMessages } from './debug-report.ts';
+import type { Logger } from './logger.ts';
+import type { Messenger } from './messenger.ts';
+import type { ConversationModule } from './modules/conversation-module.ts';
+import { readData, readProfile, writeData, writeProfile } from './participant-data.ts';
+import { applyPollAnswer } from './poll-effects.ts';
+import { runToolLoop } from './tool-loop.ts';
+import type { TurnHooks } from './turn-hooks.ts';
+import { createTurnRecorder, type ToolCallObserver } from './turn-recorder.ts';
+
+/** The synthetic input of the enrollment greeting (§7.2 step 9). Never stored as a participant message. */
+export const GREETING_HINT = '<Hint: The user has joined the conversation and is expecting a greeting>';
+
+export interface ConversationFlowDependencies {
+  store: Store;
+  llm: LlmClient;
+  registry: ToolRegistry;
+  messenger: Messenger;
+  clock: Clock;
+  lock: ParticipantLock;
+  modules: Record<ConversationState, ConversationModule>;
+  hooks?: TurnHooks;
+  config: { chatHistoryLimit: number; debug: boolean };
+  log: Logger;
+  onToolCall?: ToolCallObserver;
+}
+
+interface TurnInput {
+  participant: Participant;
+  /** What the model sees as this turn's user message. */
+  userText: string;
+  synthetic: boolean;
+  sourceMessageId: string | undefined;
+}
+
+export function createConversationFlow(dependencies: ConversationFlowDependencies): ConversationFlow {
+  const { store, clock, lock, log } = dependencies;
+
+  async function loadParticipant(participantId: string): Promise<Participant> {
+    const participant = await store.participants.get(participantId);
+    if (!participant) throw new AppError('not_found', `participant ${participantId} not found`);
+    return participant;
+  }
+
+  /** Step 2: the sub-state, persisting INTAKE when it is empty or unknown. */
+  async function route(tx: StoreRepositories, participantId: string, now: Date): Promise<ConversationState> {
+    const data = await readData(tx, participantId);
+    const stored = data[DataKey.conversationState];
+    if (isConversationState(stored)) return stored;
+    await writeData(tx, participantId, { [DataKey.conversationState]: ConversationState.INTAKE }, now);
+    await tx.events.record({
+      participantId,
+      type: 'state-changed',
+      data: { from: stored ?? '', to: ConversationState.INTAKE, source: 'routing-default' },
+      createdAt: now,
+    });
+    return ConversationState.INTAKE;
+  }
+
+  /** Step 1 for a real message: transcript, poll effects, hooks, working history — one transaction. */
+  async function recordParticipantMessage(
+    message: IncomingMessage,
+    userText: string,
+  ): Promise<{ history: ConversationMessage[]; module: ConversationState }> {
+    const now = clock.now();
+    return store.transaction(async (tx) => {
+      const history = await readHistory(tx, message.participantId);
+      await tx.transcript.append([
+        {
+          participantId: message.participantId,
+          role: 'user',
+          kind: 'message',
+          content: userText,
+          createdAt: message.receivedAt,
+          ...(message.sourceMessageId ? { sourceMessageId: message.sourceMessageId } : {}),
+        },
+      ]);
+      if (message.pollAnswer) {
+        const profile = await readProfile(tx, message.participantId, now);
+        const effect = applyPollAnswer(profile, message.pollAnswer);
+        if (effect.kind !== 'none') {
+          profile.updated_at = now.toISOString();
+          await writeProfile(tx, message.participantId, profile, now);
+          await tx.events.record({
+            participantId: message.participantId,
+            type: 'poll-answered',
+            data: { ...effect, question: message.pollAnswer.question ?? null, option: message.pollAnswer.option },
+            createdAt: now,
+            ...(message.sourceMessageId ? { sourceMessageId: message.sourceMessageId } : {}),
+          });
+        }
+      }
+      await dependencies.hooks?.onParticipantMessage?.(tx, {
+        participantId: message.participantId,
+        at: message.receivedAt,
+        sourceMessageId: message.sourceMessageId,
+      });
+      await appendToHistory(
+        tx,
+        message.participantId,
+        [{ role: 'user', content: userText, timestamp: message.receivedAt.toISOString() }],
+        now,
+      );
+      const module = await route(tx, message.participantId, now);
+      return { history, module };
+    });
+  }
+
+  /** Steps 3–5. */
+  async function runTurn(
+    input: TurnInput,
+    module: ConversationState,
+    history: ConversationMessage[],
+  ): Promise<TurnResult> {
+    const { participant } = input;
+    const now = clock.now();
+    const moduleDefinition = dependencies.modules[module];
+    const data = await readData(store, participant.id);
+    const profile = await readProfile(store, participant.id, now);
+    const contextBlocks = moduleDefinition.contextBlocks({ participant, profile, data, now });
+    const toneGuide = buildToneGuide(profile.tone);
+    const windowed = limitHistory(history, dependencies.config.chatHistoryLimit);
+    const link = input.sourceMessageId ? { sourceMessageId: input.sourceMessageId } : {};
+
+    const loop = await runToolLoop({
+      llm: dependencies.llm,
+      registry: dependencies.registry,
+      toolNames: moduleDefinition.toolNames,
+      context: { participantId: participant.id, module, sourceMessageId: input.sourceMessageId },
+      buildMessages: (loopMessages) =>
+        buildChatMessages({
+          systemPrompt: moduleDefinition.systemPrompt,
+          contextBlocks,
+          toneGuide,
+          history: windowed,
+          userMessage: { content: input.userText, synthetic: input.synthetic },
+          loopMessages: [...loopMessages],
+          historyLimit: dependencies.config.chatHistoryLimit,
+        }),
+      recorder: createTurnRecorder({
+        store,
+        clock,
+        participantId: participant.id,
+        module,
+        sourceMessageId: input.sourceMessageId,
+        onToolCall: dependencies.onToolCall,
+      }),
+      now: () => clock.now().getTime(),
+      purpose: module.toLowerCase(),
+    });
+    if (loop.error) log.error({ participantId: participant.id, module, error: loop.error }, 'LLM call failed');
+
+    await dependencies.messenger.send(
+      participant.id,
+      { type: 'text', text: loop.content },
+      { kind: 'reply', module, ...link },
+    );
+    const repliedAt = clock.now();
+    try {
+      await store.transaction(async (tx) => {
+        await appendToHistory(
+          tx,
+          participant.id,
+          [{ role: 'assistant', content: loop.content, timestamp: repliedAt.toISOString() }],
+          repliedAt,
+        );
+        if (module === ConversationState.FEEDBACK) {
+          await dependencies.hooks?.onFeedbackTurn?.(tx, { participantId: participant.id, at: repliedAt });
+        }
+      });
+    } catch (error) {
+      // Scenario 10: the reply was already sent; losing the working-history entry degrades context, not the turn.
+      log.error({ participantId: participant.id, error: errorMessage(error) }, 'saving conversation history failed');
+    }
+
+    if (dependencies.config.debug) {
+      const latestProfile = await readProfile(store, participant.id, repliedAt);
+      for (const text of debugMessages({ module, profile: latestProfile, loop })) {
+        await dependencies.messenger.send(participant.id, { type: 'text', text }, { kind: 'debug', module, ...link });
+      }
+    }
+    return { reply: loop.content, module, toolsCalled: loop.toolCalls.map((call) => call.name) };
+  }
+
+  return {
+    handleMessage(message) {
+      return lock.run(message.participantId, async () => {
+        const participant = await loadParticipant(message.participantId);
+        const userText = message.pollAnswer ? formatPollAnswer(message.pollAnswer) : message.text;
+        if (!userText.trim()) throw new AppError('invalid_input', 'message text is empty');
+        const { history, module } = await recordParticipantMessage(message, userText);
+        return runTurn(
+          { participant, userText, synthetic: false, sourceMessageId: message.sourceMessageId },
+          module,
+          history,
+        );
+      });
+    },
+    greet(participantId) {
+      return lock.run(participantId, async () => {
+        const participant = await loadParticipant(participantId);
+        const now = clock.now();
+        const { history, module } = await store.transaction(async (tx) => ({
+          history: await readHistory(tx, participantId),
+          module: await route(tx, participantId, now),
+        }));
+        return runTurn(
+          { participant, userText: GREETING_HINT, synthetic: true, sourceMessageId: undefined },
+          module,
+          history,
+        );
+      });
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Generates habit prompts (§4.5): `prompt_anchor` and `preferred_time` are mandatory, domain and motivation only
+ * warn. The generation request goes through the same context builder as every conversation turn.
+ */
+import { DataKey } from '../domain/data-keys.ts';
+import { errorMessage } from '../domain/errors.ts';
+import type { UserProfile } from '../domain/profile.ts';
+import { buildToneGuide } from '../domain/tone.ts';
+import type { LlmClient } from '../llm/llm.ts';
+import type { Clock } from '../scheduling/clock.ts';
+import type { Store } from '../store/store.ts';
+import { buildChatMessages } from './context-builder.ts';
+import type { HabitPromptGenerator, HabitPromptOutcome } from './habit-prompt-generator.ts';
+import type { Logger } from './logger.ts';
+import { readData, readProfile, writeData } from './participant-data.ts';
+
+const MANDATORY_FIELDS = ['prompt_anchor', 'preferred_time'] as const;
+const RECOMMENDED_FIELDS = ['habit_domain', 'motivational_frame'] as const;
+
+function describeProfile(profile: UserProfile, background: string, personalizationNotes: string | undefined): string {
+  const lines = [
+    'PARTICIPANT PROFILE:',
+    `- Habit domain: ${profile.habit_domain || '(unknown)'}`,
+    `- Motivation: ${profile.motivational_frame || '(unknown)'}`,
+    `- Preferred time: ${profile.preferred_time}`,
+    `- Anchor routine: ${profile.prompt_anchor}`,
+    `- Intensity: ${profile.intensity}`,
+    `- Successes so far: ${profile.success_count} of ${profile.total_prompts} prompts`,
+  ];
+  if (profile.additional_info) lines.push(`- Additional info: ${profile.additional_info}`);
+  if (profile.last_successful_prompt) lines.push(`- Last prompt that worked: ${profile.last_successful_prompt}`);
+  if (profile.last_barrier) lines.push(`- Last barrier: ${profile.last_barrier}`);
+  if (profile.last_tweak) lines.push(`- Last agreed tweak: ${profile.last_tweak}`);
+  if (profile.last_motivator) lines.push(`- Last motivator: ${profile.last_motivator}`);
+  if (personalizationNotes) lines.push(`- Notes for this prompt: ${personalizationNotes}`);
+  if (background) lines.push('', 'PARTICIPANT BACKGROUND:', background);
+  return lines.join('\n');
+}
+
+export function createHabitPromptGenerator(dependencies: {
+  store: Store;
+  llm: LlmClient;
+  clock: Clock;
+  systemPrompt: string;
+  log: Logger;
+}): HabitPromptGenerator {
+  const { store, llm, clock, systemPrompt, log } = dependencies;
+  return {
+    async generate(participantId, options): Promise<HabitPromptOutcome> {
+      const now = clock.now();
+      const data = await readData(store, participantId);
+      const profile = await readProfile(store, participantId, now);
+      const missing = MANDATORY_FIELDS.filter((field) => !profile[field].trim());
+      if (missing.length > 0) {
+        return {
+          ok: false,
+          missing: [...missing],
+          error: `Cannot generate a habit prompt: the profile is missing ${missing.join(' and ')}. Ask the participant for ${missing.length > 1 ? 'them' : 'it'} and save with save_user_profile first.`,
+        };
+      }
+      const warnings = RECOMMENDED_FIELDS.filter((field) => !profile[field].trim()).map(
+        (field) => `${field} is not set; the prompt is less personal.`,
+      );
+      const messages = buildChatMessages({
+        systemPrompt,
+        contextBlocks: [
+          describeProfile(profile, data[DataKey.participantBackground] ?? '', options.personalizationNotes),
+        ],
+        toneGuide: buildToneGuide(profile.tone),
+        history: [],
+        userMessage: {
+          content: `Write the ${options.deliveryMode === 'scheduled' ? "participant's daily" : 'first'} habit prompt now.`,
+          synthetic: true,
+        },
+        loopMessages: [],
+        historyLimit: 0,
+      });
+      let prompt: string;
+      try {
+        const response = await llm.chat({ messages, purpose: 'prompt-generator' });
+        prompt = response.content.trim();
+      } catch (error) {
+        log.warn({ participantId, error: errorMessage(error) }, 'habit prompt generation failed');
+        return { ok: false, missing: [], error: `The prompt generator is unavailable: ${errorMessage(error)}` };
+      }
+      if (!prompt) return { ok: false, missing: [], error: 'The prompt generator returned an empty prompt.' };
+      await store.transaction(async (tx) => {
+        await writeData(tx, participantId, { [DataKey.lastHabitPrompt]: prompt }, now);
+        await tx.events.record({
+          participantId,
+          type: 'habit-prompt-generated',
+          data: { delivery_mode: options.deliveryMode, prompt, model: llm.model, warnings },
+          createdAt: now,
+          ...(options.sourceMessageId ? { sourceMessageId: options.sourceMessageId } : {}),
+        });
+      });
+      return { ok: true, prompt, warnings };
+    },
+  };
+}

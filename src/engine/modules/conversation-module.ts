@@ -1,0 +1,43 @@
+/**
+ * A module is one conversation behaviour (§4.2, §4.3): a system prompt, a tool set and its context block. The tool
+ * loop is shared; modules differ only in what they tell the model and which tools they offer.
+ */
+import type { ConversationState } from '../../domain/conversation-state.ts';
+import type { StateData } from '../../domain/data-keys.ts';
+import type { Participant } from '../../domain/participant.ts';
+import type { UserProfile } from '../../domain/profile.ts';
+
+export interface ModuleContextInput {
+  participant: Participant;
+  profile: UserProfile;
+  data: StateData;
+  now: Date;
+}
+
+export interface ConversationModule {
+  readonly state: ConversationState;
+  readonly toolNames: readonly string[];
+  readonly systemPrompt: string;
+  /** The module's context blocks, sent as system content after the system prompt. */
+  contextBlocks(input: ModuleContextInput): string[];
+}
+
+/** The participant's local time, so the model can reason about "tonight" or "in an hour". */
+export function describeNow(participant: Participant, now: Date): string {
+  const timeZone = participant.timezone || 'UTC';
+  const local = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    weekday: 'long',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  }).format(now);
+  return `Current time for the participant: ${local} (${timeZone}${participant.timezone ? '' : ', time zone unknown'}).`;
+}
+
+export function backgroundBlock(background: string | undefined): string[] {
+  return background ? [`PARTICIPANT BACKGROUND:\n${background}`] : [];
+}
