@@ -1,0 +1,106 @@
+/**
+ * The table types both adapters query through Kysely. Column names are the stored (snake_case) names; the
+ * repositories map rows to the domain types of `store.ts`.
+ *
+ * Timestamps and JSON are stored differently by dialect (ISO-8601 text and JSON text on SQLite, `timestamptz` and
+ * `jsonb` on PostgreSQL), so their select types admit both shapes and `column-codecs.ts` reads either. Writes always
+ * send text: PostgreSQL casts an ISO-8601 string to `timestamptz` and a JSON string to `jsonb` itself.
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+/** Selected as `Date` (PostgreSQL) or ISO-8601 text (SQLite); written as ISO-8601 text. */
+export type TimestampColumn = ColumnType<Date | string, string, string>;
+export type NullableTimestampColumn = ColumnType<Date | string | null, string | null, string | null>;
+/** Selected as parsed JSON (PostgreSQL `jsonb`) or JSON text (SQLite); written as JSON text. */
+export type JsonColumn = ColumnType<unknown, string, string>;
+export type NullableJsonColumn = ColumnType<unknown, string | null, string | null>;
+
+export interface ParticipantsTable {
+  id: string;
+  phone_number: string;
+  name: string;
+  gender: string;
+  ethnicity: string;
+  background: string;
+  timezone: string;
+  status: string;
+  enrolled_at: TimestampColumn;
+  created_at: TimestampColumn;
+  updated_at: TimestampColumn;
+}
+
+export interface FlowStatesTable {
+  participant_id: string;
+  flow_type: string;
+  current_state: string;
+  state_data: JsonColumn;
+  created_at: TimestampColumn;
+  updated_at: TimestampColumn;
+}
+
+export interface TranscriptTable {
+  id: Generated<number>;
+  participant_id: string;
+  role: string;
+  kind: string;
+  content: string;
+  tool_calls: NullableJsonColumn;
+  tool_call_id: string | null;
+  tool_name: string | null;
+  module: string | null;
+  model: string | null;
+  source_message_id: string | null;
+  outbound_id: string | null;
+  created_at: TimestampColumn;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  participant_id: string | null;
+  type: string;
+  data: JsonColumn;
+  source_message_id: string | null;
+  created_at: TimestampColumn;
+}
+
+export interface JobsTable {
+  id: string;
+  /** Insertion order: the tie-breaker between jobs due at the same instant. */
+  enqueue_order: Generated<number>;
+  kind: string;
+  participant_id: string | null;
+  run_at: TimestampColumn;
+  payload: JsonColumn;
+  status: string;
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  lease_owner: string | null;
+  lease_until: NullableTimestampColumn;
+  dedup_key: string | null;
+  created_at: TimestampColumn;
+  updated_at: TimestampColumn;
+}
+
+export interface InboundMessagesTable {
+  id: string;
+  channel: string;
+  participant_id: string;
+  provider_message_id: string | null;
+  from_phone: string;
+  text: string;
+  poll_answer: NullableJsonColumn;
+  status: string;
+  received_at: TimestampColumn;
+  processed_at: NullableTimestampColumn;
+  last_error: string | null;
+}
+
+export interface Database {
+  participants: ParticipantsTable;
+  flow_states: FlowStatesTable;
+  transcript: TranscriptTable;
+  events: EventsTable;
+  jobs: JobsTable;
+  inbound_messages: InboundMessagesTable;
+}

@@ -1,0 +1,45 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { EventRepository, StoredEvent } from '../store.ts';
+import { fromJson, fromTimestamp, optionalField, toJson, toTimestamp } from './column-codecs.ts';
+import type { Database, EventsTable } from './database.ts';
+
+export function createEventRepository(db: Kysely<Database>): EventRepository {
+  return {
+    async record(event) {
+      await db
+        .insertInto('events')
+        .values({
+          participant_id: event.participantId ?? null,
+          type: event.type,
+          data: toJson(event.data),
+          source_message_id: event.sourceMessageId ?? null,
+          created_at: toTimestamp(event.createdAt),
+        })
+        .execute();
+    },
+
+    async list(filter = {}) {
+      let query = db.selectFrom('events').selectAll();
+      if (filter.participantId !== undefined) query = query.where('participant_id', '=', filter.participantId);
+      if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+      if (filter.limit === undefined) {
+        const rows = await query.orderBy('id', 'asc').execute();
+        return rows.map(toStoredEvent);
+      }
+      // Like the transcript: with a limit, the most recent events, still oldest first.
+      const rows = await query.orderBy('id', 'desc').limit(filter.limit).execute();
+      return rows.reverse().map(toStoredEvent);
+    },
+  };
+}
+
+function toStoredEvent(row: Selectable<EventsTable>): StoredEvent {
+  return {
+    id: Number(row.id),
+    ...optionalField('participantId', row.participant_id),
+    type: row.type,
+    data: fromJson<Record<string, unknown>>(row.data),
+    ...optionalField('sourceMessageId', row.source_message_id),
+    createdAt: fromTimestamp(row.created_at),
+  };
+}

@@ -1,0 +1,103 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { InboundMessage, InboundMessageRepository, NewInboundMessage } from '../store.ts';
+import {
+  fromOptionalJson,
+  fromOptionalTimestamp,
+  fromTimestamp,
+  optionalField,
+  toOptionalJson,
+  toTimestamp,
+} from './column-codecs.ts';
+import type { Database, InboundMessagesTable } from './database.ts';
+
+export function createInboundMessageRepository(db: Kysely<Database>): InboundMessageRepository {
+  async function findOriginal(message: NewInboundMessage): Promise<Selectable<InboundMessagesTable> | undefined> {
+    if (message.providerMessageId === undefined) return undefined;
+    return db
+      .selectFrom('inbound_messages')
+      .selectAll()
+      .where('channel', '=', message.channel)
+      .where('provider_message_id', '=', message.providerMessageId)
+      .executeTakeFirst();
+  }
+
+  return {
+    async record(message) {
+      // ON CONFLICT DO NOTHING rather than look-then-insert: two deliveries of one message racing each other (a
+      // provider retrying a webhook) must still store it once, and a unique violation would abort a PostgreSQL
+      // transaction.
+      const inserted = await db
+        .insertInto('inbound_messages')
+        .values({
+          id: message.id,
+          channel: message.channel,
+          participant_id: message.participantId,
+          provider_message_id: message.providerMessageId ?? null,
+          from_phone: message.from,
+          text: message.text,
+          poll_answer: toOptionalJson(message.pollAnswer),
+          status: 'received',
+          received_at: toTimestamp(message.receivedAt),
+          processed_at: null,
+          last_error: null,
+        })
+        .onConflict((conflict) => conflict.doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (inserted !== undefined) return { message: toInboundMessage(inserted), duplicate: false };
+      const original =
+        (await findOriginal(message)) ??
+        (await db.selectFrom('inbound_messages').selectAll().where('id', '=', message.id).executeTakeFirst());
+      if (original === undefined) throw new Error(`inbound message ${message.id} was neither stored nor found`);
+      return { message: toInboundMessage(original), duplicate: true };
+    },
+
+    async get(id) {
+      const row = await db.selectFrom('inbound_messages').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toInboundMessage(row);
+    },
+
+    async markProcessed(id, now) {
+      await db
+        .updateTable('inbound_messages')
+        .set({ status: 'processed', processed_at: toTimestamp(now), last_error: null })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async markFailed(id, error, now) {
+      await db
+        .updateTable('inbound_messages')
+        .set({ status: 'failed', processed_at: toTimestamp(now), last_error: error })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async listUnprocessed() {
+      const rows = await db
+        .selectFrom('inbound_messages')
+        .selectAll()
+        .where('status', '=', 'received')
+        .orderBy('received_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(toInboundMessage);
+    },
+  };
+}
+
+function toInboundMessage(row: Selectable<InboundMessagesTable>): InboundMessage {
+  return {
+    id: row.id,
+    channel: row.channel,
+    participantId: row.participant_id,
+    ...optionalField('providerMessageId', row.provider_message_id),
+    from: row.from_phone,
+    text: row.text,
+    ...optionalField('pollAnswer', fromOptionalJson<NonNullable<InboundMessage['pollAnswer']>>(row.poll_answer)),
+    receivedAt: fromTimestamp(row.received_at),
+    status: row.status as InboundMessage['status'],
+    processedAt: fromOptionalTimestamp(row.processed_at),
+    lastError: row.last_error ?? undefined,
+  };
+}

@@ -1,0 +1,224 @@
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { type Job, type JobRepository, JobStatus } from '../store.ts';
+import { fromJson, fromOptionalTimestamp, fromTimestamp, toJson, toTimestamp } from './column-codecs.ts';
+import type { Database, JobsTable } from './database.ts';
+import { inTransaction } from './in-transaction.ts';
+import type { StoreDialect } from './store-dialect.ts';
+
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect): JobRepository {
+  return {
+    enqueue(job, now) {
+      // Cancel-then-insert must be atomic: between the two, another enqueue with the same key would find no pending
+      // job to replace and the unique index on pending dedup keys would reject one of them.
+      return inTransaction(db, async (transaction) => {
+        if (job.dedupKey !== undefined) await cancelPendingByKey(transaction, job.dedupKey, now);
+        const enqueueOrder = dialect.nextJobEnqueueOrder(transaction);
+        const row = await transaction
+          .insertInto('jobs')
+          .values({
+            id: job.id,
+            ...(enqueueOrder === undefined ? {} : { enqueue_order: enqueueOrder }),
+            kind: job.kind,
+            participant_id: job.participantId ?? null,
+            run_at: toTimestamp(job.runAt),
+            payload: toJson(job.payload),
+            status: JobStatus.PENDING,
+            attempts: 0,
+            max_attempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+            last_error: null,
+            lease_owner: null,
+            lease_until: null,
+            dedup_key: job.dedupKey ?? null,
+            created_at: toTimestamp(now),
+            updated_at: toTimestamp(now),
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return toJob(row);
+      });
+    },
+
+    async get(id) {
+      const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toJob(row);
+    },
+
+    cancelByKey(dedupKey, now) {
+      return cancelPendingByKey(db, dedupKey, now);
+    },
+
+    async cancelById(id, now) {
+      const result = await db
+        .updateTable('jobs')
+        .set({ status: JobStatus.CANCELLED, updated_at: toTimestamp(now) })
+        .where('id', '=', id)
+        .where('status', '=', JobStatus.PENDING)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async cancelForParticipant(participantId, now) {
+      const result = await db
+        .updateTable('jobs')
+        .set({ status: JobStatus.CANCELLED, updated_at: toTimestamp(now) })
+        .where('participant_id', '=', participantId)
+        .where('status', '=', JobStatus.PENDING)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    claimDue({ now, owner, leaseMs, limit, kinds }) {
+      if (limit <= 0 || kinds?.length === 0) return Promise.resolve([]);
+      const nowText = toTimestamp(now);
+      return inTransaction(db, async (transaction) => {
+        let candidates = transaction
+          .selectFrom('jobs')
+          .select('id')
+          .where(isClaimable(nowText))
+          .orderBy('run_at')
+          .orderBy('enqueue_order')
+          .limit(limit);
+        if (kinds !== undefined) candidates = candidates.where('kind', 'in', kinds);
+        const ids = (await dialect.lockClaimCandidates(candidates).execute()).map((row) => row.id);
+        if (ids.length === 0) return [];
+        // The claimable condition is checked again so that, even where the dialect cannot lock the candidates, a job
+        // another claimer took in the meantime is never taken twice.
+        const rows = await transaction
+          .updateTable('jobs')
+          .set((expression) => ({
+            status: JobStatus.RUNNING,
+            lease_owner: owner,
+            lease_until: toTimestamp(new Date(now.getTime() + leaseMs)),
+            attempts: expression('attempts', '+', 1),
+            updated_at: nowText,
+          }))
+          .where('id', 'in', ids)
+          .where(isClaimable(nowText))
+          .returningAll()
+          .execute();
+        // RETURNING has no order; the candidates' order is the claim order.
+        const claimed = new Map(rows.map((row) => [row.id, toJob(row)]));
+        return ids.flatMap((id) => claimed.get(id) ?? []);
+      });
+    },
+
+    async complete(id, now) {
+      await db
+        .updateTable('jobs')
+        .set({ status: JobStatus.COMPLETED, lease_until: null, updated_at: toTimestamp(now) })
+        .where('id', '=', id)
+        .where('status', '=', JobStatus.RUNNING)
+        .execute();
+    },
+
+    fail(id, error, now, retryAt) {
+      return inTransaction(db, async (transaction) => {
+        const job = await transaction
+          .selectFrom('jobs')
+          .select('dedup_key')
+          .where('id', '=', id)
+          .where('status', '=', JobStatus.RUNNING)
+          .executeTakeFirst();
+        if (job === undefined) return;
+        const failure = { last_error: error, lease_until: null, updated_at: toTimestamp(now) };
+        let status: JobStatus = retryAt === undefined ? JobStatus.FAILED : JobStatus.PENDING;
+        // A job enqueued with the same key while this one ran has replaced it; a retry would make a second pending
+        // job with the key, which the unique index forbids and which would run the work twice.
+        if (status === JobStatus.PENDING && job.dedup_key !== null) {
+          const replacement = await transaction
+            .selectFrom('jobs')
+            .select('id')
+            .where('dedup_key', '=', job.dedup_key)
+            .where('status', '=', JobStatus.PENDING)
+            .executeTakeFirst();
+          if (replacement !== undefined) status = JobStatus.CANCELLED;
+        }
+        await transaction
+          .updateTable('jobs')
+          .set(
+            status === JobStatus.PENDING && retryAt !== undefined
+              ? { ...failure, status, run_at: toTimestamp(retryAt), lease_owner: null }
+              : { ...failure, status },
+          )
+          .where('id', '=', id)
+          .execute();
+      });
+    },
+
+    async nextDueAt() {
+      const pending = await db
+        .selectFrom('jobs')
+        .select((expression) => expression.fn.min('run_at').as('at'))
+        .where('status', '=', JobStatus.PENDING)
+        .executeTakeFirst();
+      const leased = await db
+        .selectFrom('jobs')
+        .select((expression) => expression.fn.min('lease_until').as('at'))
+        .where('status', '=', JobStatus.RUNNING)
+        .executeTakeFirst();
+      const instants = [pending?.at, leased?.at]
+        .filter((value): value is Date | string => value !== null && value !== undefined)
+        .map((value) => fromTimestamp(value));
+      if (instants.length === 0) return undefined;
+      return new Date(Math.min(...instants.map((instant) => instant.getTime())));
+    },
+
+    async listPending(filter = {}) {
+      let query = db.selectFrom('jobs').selectAll().where('status', 'in', [JobStatus.PENDING, JobStatus.RUNNING]);
+      if (filter.participantId !== undefined) query = query.where('participant_id', '=', filter.participantId);
+      if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+      const rows = await query.orderBy('run_at').orderBy('enqueue_order').execute();
+      return rows.map(toJob);
+    },
+
+    async getPendingByKey(dedupKey) {
+      const row = await db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('dedup_key', '=', dedupKey)
+        .where('status', '=', JobStatus.PENDING)
+        .executeTakeFirst();
+      return row && toJob(row);
+    },
+  };
+}
+
+async function cancelPendingByKey(db: Kysely<Database>, dedupKey: string, now: Date): Promise<number> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ status: JobStatus.CANCELLED, updated_at: toTimestamp(now) })
+    .where('dedup_key', '=', dedupKey)
+    .where('status', '=', JobStatus.PENDING)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Due (pending and run_at reached) or abandoned (running, but its worker's lease ran out: it crashed or hung). */
+function isClaimable(nowText: string) {
+  return (expression: ExpressionBuilder<Database, 'jobs'>) =>
+    expression.or([
+      expression.and([expression('status', '=', JobStatus.PENDING), expression('run_at', '<=', nowText)]),
+      expression.and([expression('status', '=', JobStatus.RUNNING), expression('lease_until', '<', nowText)]),
+    ]);
+}
+
+function toJob(row: Selectable<JobsTable>): Job {
+  return {
+    id: row.id,
+    kind: row.kind,
+    participantId: row.participant_id ?? undefined,
+    runAt: fromTimestamp(row.run_at),
+    payload: fromJson<Record<string, unknown>>(row.payload),
+    status: row.status as JobStatus,
+    attempts: Number(row.attempts),
+    maxAttempts: Number(row.max_attempts),
+    lastError: row.last_error ?? undefined,
+    leaseOwner: row.lease_owner ?? undefined,
+    leaseUntil: fromOptionalTimestamp(row.lease_until),
+    dedupKey: row.dedup_key ?? undefined,
+    createdAt: fromTimestamp(row.created_at),
+    updatedAt: fromTimestamp(row.updated_at),
+  };
+}

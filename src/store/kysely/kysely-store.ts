@@ -1,0 +1,74 @@
+import { type Kysely, sql } from 'kysely';
+import { AppError } from '../../domain/errors.ts';
+import type { Store, StoreRepositories } from '../store.ts';
+import type { Database } from './database.ts';
+import { createEventRepository } from './event-repository.ts';
+import { createFlowStateRepository } from './flow-state-repository.ts';
+import { createInboundMessageRepository } from './inbound-message-repository.ts';
+import { createJobRepository } from './job-repository.ts';
+import { createParticipantRepository } from './participant-repository.ts';
+import type { StoreDialect } from './store-dialect.ts';
+import { createTranscriptRepository } from './transcript-repository.ts';
+
+/** The repositories bound to `db`, which is either the whole database or one open transaction. */
+export function createRepositories(db: Kysely<Database>, dialect: StoreDialect): StoreRepositories {
+  return {
+    participants: createParticipantRepository(db),
+    flowStates: createFlowStateRepository(db),
+    transcript: createTranscriptRepository(db),
+    events: createEventRepository(db),
+    jobs: createJobRepository(db, dialect),
+    inbound: createInboundMessageRepository(db),
+  };
+}
+
+/**
+ * The `Store` both adapters return, given an open, migrated Kysely instance. The adapter owns connection setup and
+ * migrations; everything after that is the same for both databases.
+ *
+ * Transactions: the repositories handed to `fn` are bound to the transaction's connection. They are also a `Store`
+ * whose `transaction()` simply runs the inner function in the same transaction, so code written against `Store` can
+ * be called with them and joins the outer transaction.
+ *
+ * On SQLite, Kysely has one connection guarded by a mutex that a transaction holds until it ends. Inside `fn`, never
+ * await a query on the outer store (the one `transaction()` was called on): it waits for the mutex the transaction
+ * holds, and the transaction waits for it, forever. Use the `tx` repositories only. On PostgreSQL the same mistake
+ * does not hang but runs outside the transaction, so it is wrong on both.
+ */
+export function createKyselyStore(options: {
+  db: Kysely<Database>;
+  dialect: StoreDialect;
+  /** Runs after the database is closed: releases what the adapter opened besides the Kysely instance. */
+  onClose?: () => Promise<void>;
+}): Store {
+  const { db, dialect } = options;
+  return {
+    dialect: dialect.name,
+    ...createRepositories(db, dialect),
+    transaction(fn) {
+      return db.transaction().execute((transaction) => fn(createTransactionStore(transaction, dialect)));
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+      await options.onClose?.();
+    },
+  };
+}
+
+function createTransactionStore(transaction: Kysely<Database>, dialect: StoreDialect): Store {
+  const store: Store = {
+    dialect: dialect.name,
+    ...createRepositories(transaction, dialect),
+    transaction: (fn) => fn(store),
+    async ping() {
+      await sql`select 1`.execute(transaction);
+    },
+    close() {
+      return Promise.reject(new AppError('internal', 'close() called on a transaction; close the store instead'));
+    },
+  };
+  return store;
+}

@@ -1,0 +1,78 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { NewTranscriptEntry, TranscriptEntry, TranscriptRepository, TranscriptToolCall } from '../store.ts';
+import { fromOptionalJson, fromTimestamp, optionalField, toOptionalJson, toTimestamp } from './column-codecs.ts';
+import type { Database, TranscriptTable } from './database.ts';
+import { inTransaction } from './in-transaction.ts';
+
+export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepository {
+  return {
+    append(entries) {
+      // One insert per entry: neither database promises that a multi-row RETURNING comes back in VALUES order, and
+      // the ids must match the entries they were given for. The transaction keeps a turn's entries together.
+      return inTransaction(db, async (transaction) => {
+        const stored: TranscriptEntry[] = [];
+        for (const entry of entries) {
+          const row = await transaction
+            .insertInto('transcript')
+            .values(toTranscriptRow(entry))
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          stored.push(toTranscriptEntry(row));
+        }
+        return stored;
+      });
+    },
+
+    async list(participantId, options = {}) {
+      let query = db.selectFrom('transcript').selectAll().where('participant_id', '=', participantId);
+      if (options.before !== undefined) query = query.where('id', '<', options.before);
+      if (options.limit === undefined) {
+        const rows = await query.orderBy('id', 'asc').execute();
+        return rows.map(toTranscriptEntry);
+      }
+      // The newest `limit` entries before the cursor, then back to oldest first: the page a chat view scrolls up to.
+      const rows = await query.orderBy('id', 'desc').limit(options.limit).execute();
+      return rows.reverse().map(toTranscriptEntry);
+    },
+
+    async purge(participantId) {
+      const result = await db.deleteFrom('transcript').where('participant_id', '=', participantId).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
+
+function toTranscriptRow(entry: NewTranscriptEntry): Insertable<TranscriptTable> {
+  return {
+    participant_id: entry.participantId,
+    role: entry.role,
+    kind: entry.kind,
+    content: entry.content,
+    tool_calls: toOptionalJson(entry.toolCalls),
+    tool_call_id: entry.toolCallId ?? null,
+    tool_name: entry.toolName ?? null,
+    module: entry.module ?? null,
+    model: entry.model ?? null,
+    source_message_id: entry.sourceMessageId ?? null,
+    outbound_id: entry.outboundId ?? null,
+    created_at: toTimestamp(entry.createdAt),
+  };
+}
+
+function toTranscriptEntry(row: Selectable<TranscriptTable>): TranscriptEntry {
+  return {
+    id: Number(row.id),
+    participantId: row.participant_id,
+    role: row.role as TranscriptEntry['role'],
+    kind: row.kind as TranscriptEntry['kind'],
+    content: row.content,
+    ...optionalField('toolCalls', fromOptionalJson<TranscriptToolCall[]>(row.tool_calls)),
+    ...optionalField('toolCallId', row.tool_call_id),
+    ...optionalField('toolName', row.tool_name),
+    ...optionalField('module', row.module),
+    ...optionalField('model', row.model),
+    ...optionalField('sourceMessageId', row.source_message_id),
+    ...optionalField('outboundId', row.outbound_id),
+    createdAt: fromTimestamp(row.created_at),
+  };
+}

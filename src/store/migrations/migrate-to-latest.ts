@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely';
+import { type Migration, Migrator } from 'kysely/migration';
+import * as initial from './001-initial.ts';
+import type { SchemaDialect } from './schema-dialect.ts';
+
+/**
+ * Every migration, by name. Names sort in application order; a static list rather than a folder scan, so nothing is
+ * read from disk at run time and a bundled build keeps working.
+ */
+function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
+  return {
+    '001-initial': { up: (db) => initial.up(db, dialect) },
+  };
+}
+
+/** Applies the migrations not yet applied (recorded in `kysely_migration`). Throws when one fails. */
+export async function migrateToLatest(
+  db: Kysely<unknown>,
+  dialect: SchemaDialect,
+  options: { schema?: string } = {},
+): Promise<void> {
+  const migrations = migrationsFor(dialect);
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(options.schema === undefined ? {} : { migrationTableSchema: options.schema }),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`store migration ${failed} failed`, { cause: error });
+  }
+}

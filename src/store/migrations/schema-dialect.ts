@@ -1,0 +1,19 @@
+import type { ColumnDataType, CreateTableBuilder } from 'kysely';
+
+/**
+ * The few column definitions the schema builder cannot express portably. Migrations are written once and ask this
+ * for the dialect-specific pieces, so a schema change is made in one place for both databases.
+ */
+export interface SchemaDialect {
+  /** `text` (ISO-8601 UTC, sortable) on SQLite, `timestamptz` on PostgreSQL. */
+  readonly timestampType: ColumnDataType;
+  /** `text` on SQLite, `jsonb` on PostgreSQL. */
+  readonly jsonType: ColumnDataType;
+  /** An integer primary key the database numbers in insertion order. */
+  addIdentityPrimaryKey<T extends string>(table: CreateTableBuilder<T>, column: string): CreateTableBuilder<T>;
+  /**
+   * A non-key integer column numbered in insertion order: an identity column on PostgreSQL; on SQLite, where only the
+   * primary key can autoincrement, a plain column the insert fills (see `StoreDialect.nextJobEnqueueOrder`).
+   */
+  addInsertionOrderColumn<T extends string>(table: CreateTableBuilder<T>, column: string): CreateTableBuilder<T>;
+}

@@ -1,0 +1,20 @@
+import { sql } from 'kysely';
+import type { StoreDialect } from '../kysely/store-dialect.ts';
+
+export const sqliteDialect: StoreDialect = {
+  name: 'sqlite',
+  schema: {
+    // ISO-8601 text written by `toTimestamp`: fixed width and UTC, so text order is time order.
+    timestampType: 'text',
+    jsonType: 'text',
+    addIdentityPrimaryKey: (table, column) =>
+      table.addColumn(column, 'integer', (definition) => definition.primaryKey().autoIncrement()),
+    addInsertionOrderColumn: (table, column) =>
+      table.addColumn(column, 'integer', (definition) => definition.notNull()),
+  },
+  // One writer at a time: a claim runs in a transaction holding SQLite's write lock (and Kysely's connection mutex
+  // within this process), so nobody else can take the same rows in between.
+  lockClaimCandidates: (query) => query,
+  // Computed inside the insert, which holds the write lock, so two inserts can never read the same maximum.
+  nextJobEnqueueOrder: () => sql<number>`(select coalesce(max(enqueue_order), 0) + 1 from jobs)`,
+};

@@ -1,0 +1,36 @@
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from '../kysely/database.ts';
+import { createKyselyStore } from '../kysely/kysely-store.ts';
+import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
+import type { Store } from '../store.ts';
+import { sqliteDialect } from './sqlite-dialect.ts';
+
+export interface SqliteStoreOptions {
+  /** A file path, or `':memory:'` for a private in-memory database (tests). */
+  filename: string;
+  /** How long a statement waits for another process's write lock before failing. Default 5 s. */
+  busyTimeoutMs?: number;
+}
+
+/** Opens (creating if needed) and migrates a SQLite database. */
+export async function createSqliteStore(options: SqliteStoreOptions): Promise<Store> {
+  const database = new SqliteDatabase(options.filename);
+  try {
+    // WAL lets readers (a dashboard, a backup) proceed while the server writes; in-memory databases have no journal.
+    if (options.filename !== ':memory:') database.pragma('journal_mode = WAL');
+    database.pragma('foreign_keys = ON');
+    database.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    try {
+      await migrateToLatest(db as Kysely<unknown>, sqliteDialect.schema);
+    } catch (error) {
+      await db.destroy();
+      throw error;
+    }
+    return createKyselyStore({ db, dialect: sqliteDialect });
+  } catch (error) {
+    if (database.open) database.close();
+    throw error;
+  }
+}

@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { describeStoreContract } from './store-contract.ts';
+
+const directory = mkdtempSync(join(tmpdir(), 'promptpipe-sqlite-store-'));
+let fileCounter = 0;
+
+function nextFilename(): string {
+  fileCounter += 1;
+  return join(directory, `store-${fileCounter}.db`);
+}
+
+afterAll(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+
+describeStoreContract('sqlite :memory:', () => createSqliteStore({ filename: ':memory:' }));
+describeStoreContract('sqlite file', () => createSqliteStore({ filename: nextFilename() }));
+
+describe('sqlite store', () => {
+  it('reports its dialect', async () => {
+    const store = await createSqliteStore({ filename: ':memory:' });
+    expect(store.dialect).toBe('sqlite');
+    await store.close();
+  });
+
+  it('keeps everything, jobs included, across close and reopen', async () => {
+    const filename = nextFilename();
+    const now = new Date('2025-03-01T08:00:00.000Z');
+    const store = await createSqliteStore({ filename });
+    await store.participants.create({
+      id: 'participant_1',
+      phoneNumber: '+15550000001',
+      name: 'Ada',
+      gender: '',
+      ethnicity: '',
+      background: '',
+      timezone: 'UTC',
+      status: 'active',
+      enrolledAt: now,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await store.flowStates.save({
+      participantId: 'participant_1',
+      flowType: 'conversation',
+      currentState: 'CONVERSATION_ACTIVE',
+      stateData: { conversationState: 'FEEDBACK' },
+      createdAt: now,
+      updatedAt: now,
+    });
+    await store.transcript.append([
+      { participantId: 'participant_1', role: 'user', kind: 'message', content: 'hi', createdAt: now },
+    ]);
+    await store.events.record({ type: 'participant-enrolled', data: { by: 'test' }, createdAt: now });
+    await store.inbound.record({
+      id: 'inbound_1',
+      channel: 'whatsapp',
+      participantId: 'participant_1',
+      providerMessageId: 'wamid.1',
+      from: '+15550000001',
+      text: 'hi',
+      receivedAt: now,
+    });
+    await store.jobs.enqueue(
+      { id: 'job_pending', kind: 'reminder', runAt: now, payload: { n: 1 }, dedupKey: 'k' },
+      now,
+    );
+    await store.jobs.enqueue({ id: 'job_running', kind: 'reminder', runAt: new Date(0), payload: {} }, now);
+    await store.jobs.claimDue({ now, owner: 'crashed-worker', leaseMs: 60_000, limit: 1 });
+    await store.close();
+
+    const reopened = await createSqliteStore({ filename });
+    expect(await reopened.participants.get('participant_1')).toMatchObject({ name: 'Ada', enrolledAt: now });
+    expect((await reopened.flowStates.get('participant_1'))?.stateData).toEqual({ conversationState: 'FEEDBACK' });
+    expect((await reopened.transcript.list('participant_1')).map((entry) => entry.content)).toEqual(['hi']);
+    expect(await reopened.events.list()).toHaveLength(1);
+    const redelivered = await reopened.inbound.record({
+      id: 'inbound_2',
+      channel: 'whatsapp',
+      participantId: 'participant_1',
+      providerMessageId: 'wamid.1',
+      from: '+15550000001',
+      text: 'hi',
+      receivedAt: now,
+    });
+    expect(redelivered).toMatchObject({ duplicate: true, message: { id: 'inbound_1' } });
+    expect(await reopened.jobs.getPendingByKey('k')).toMatchObject({ id: 'job_pending', payload: { n: 1 } });
+    expect(await reopened.jobs.get('job_running')).toMatchObject({ status: 'running', leaseOwner: 'crashed-worker' });
+    const afterLease = new Date(now.getTime() + 60_001);
+    const claimed = await reopened.jobs.claimDue({ now: afterLease, owner: 'new-worker', leaseMs: 1000, limit: 10 });
+    expect(claimed.map((job) => [job.id, job.attempts])).toEqual([
+      ['job_running', 2],
+      ['job_pending', 1],
+    ]);
+    await reopened.close();
+  });
+
+  it('opens a file in WAL mode with foreign keys enforced', async () => {
+    const filename = nextFilename();
+    const store = await createSqliteStore({ filename });
+    await expect(
+      store.flowStates.save({
+        participantId: 'participant_missing',
+        flowType: 'conversation',
+        currentState: 'CONVERSATION_ACTIVE',
+        stateData: {},
+        createdAt: new Date(),
+        updatedAt: new Date(),
+      }),
+    ).rejects.toThrow(/FOREIGN KEY/);
+    await store.close();
+    const raw = new SqliteDatabase(filename, { readonly: true });
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    raw.close();
+  });
+});

@@ -1,0 +1,685 @@
+/**
+ * The store contract: every adapter of `src/store/store.ts` must pass these tests. An adapter's test file calls
+ * `describeStoreContract` with a factory that returns a fresh, empty, migrated store for each test.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/domain/errors.ts';
+import type { FlowState } from '../../src/domain/flow-state.ts';
+import type { Participant } from '../../src/domain/participant.ts';
+import type { NewInboundMessage, NewJob, NewTranscriptEntry, Store } from '../../src/store/store.ts';
+
+const BASE_TIME = Date.parse('2025-03-01T08:00:00.000Z');
+
+/** A fixed instant `minutes` after the base time, with milliseconds so that precision loss would show. */
+function at(minutes: number): Date {
+  return new Date(BASE_TIME + minutes * 60_000 + 123);
+}
+
+function makeParticipant(overrides: Partial<Participant> = {}): Participant {
+  return {
+    id: 'participant_1',
+    phoneNumber: '+15550000001',
+    name: 'Ada',
+    gender: 'female',
+    ethnicity: 'n/a',
+    background: 'Engineer',
+    timezone: 'Europe/London',
+    status: 'active',
+    enrolledAt: at(0),
+    createdAt: at(0),
+    updatedAt: at(0),
+    ...overrides,
+  };
+}
+
+function makeFlowState(overrides: Partial<FlowState> = {}): FlowState {
+  return {
+    participantId: 'participant_1',
+    flowType: 'conversation',
+    currentState: 'CONVERSATION_ACTIVE',
+    stateData: { conversationState: 'INTAKE', userProfile: '{"habit_domain":"walking"}' },
+    createdAt: at(0),
+    updatedAt: at(1),
+    ...overrides,
+  };
+}
+
+function makeEntry(content: string, overrides: Partial<NewTranscriptEntry> = {}): NewTranscriptEntry {
+  return { participantId: 'participant_1', role: 'user', kind: 'message', content, createdAt: at(0), ...overrides };
+}
+
+function makeJob(id: string, overrides: Partial<NewJob> = {}): NewJob {
+  return { id, kind: 'reminder', runAt: at(0), payload: { id }, ...overrides };
+}
+
+function makeInbound(overrides: Partial<NewInboundMessage> = {}): NewInboundMessage {
+  return {
+    id: 'inbound_1',
+    channel: 'whatsapp',
+    participantId: 'participant_1',
+    providerMessageId: 'wamid.1',
+    from: '+15550000001',
+    text: 'hello',
+    receivedAt: at(0),
+    ...overrides,
+  };
+}
+
+export function describeStoreContract(name: string, makeStore: () => Promise<Store>): void {
+  describe(`store contract: ${name}`, () => {
+    let store: Store;
+
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('answers ping', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+
+    describe('participants', () => {
+      it('stores a participant and finds it by id and by phone number', async () => {
+        const participant = makeParticipant();
+        await store.participants.create(participant);
+        expect(await store.participants.get(participant.id)).toEqual(participant);
+        expect(await store.participants.getByPhone(participant.phoneNumber)).toEqual(participant);
+        expect(await store.participants.get('participant_unknown')).toBeUndefined();
+        expect(await store.participants.getByPhone('+15559999999')).toBeUndefined();
+      });
+
+      it('rejects a duplicate phone number or id with a conflict and keeps the original', async () => {
+        await store.participants.create(makeParticipant());
+        const duplicatePhone = store.participants.create(makeParticipant({ id: 'participant_2', name: 'Other' }));
+        await expect(duplicatePhone).rejects.toBeInstanceOf(AppError);
+        await expect(duplicatePhone).rejects.toMatchObject({ code: 'conflict' });
+        const duplicateId = store.participants.create(makeParticipant({ phoneNumber: '+15550000002', name: 'Other' }));
+        await expect(duplicateId).rejects.toMatchObject({ code: 'conflict' });
+        expect(await store.participants.count()).toBe(1);
+        expect((await store.participants.get('participant_1'))?.name).toBe('Ada');
+        expect(await store.participants.getByPhone('+15550000002')).toBeUndefined();
+      });
+
+      it('lets a transaction carry on after a conflict', async () => {
+        await store.participants.create(makeParticipant());
+        await store.transaction(async (tx) => {
+          await expect(tx.participants.create(makeParticipant({ id: 'participant_2' }))).rejects.toMatchObject({
+            code: 'conflict',
+          });
+          await tx.participants.create(makeParticipant({ id: 'participant_3', phoneNumber: '+15550000003' }));
+        });
+        expect(await store.participants.get('participant_3')).toBeDefined();
+      });
+
+      it('lists by enrolment time, oldest first, and filters and counts by status', async () => {
+        await store.participants.create(
+          makeParticipant({ id: 'p_late', phoneNumber: '+15550000011', enrolledAt: at(90) }),
+        );
+        await store.participants.create(
+          makeParticipant({ id: 'p_early', phoneNumber: '+15550000012', enrolledAt: at(-600), status: 'paused' }),
+        );
+        await store.participants.create(
+          makeParticipant({ id: 'p_middle', phoneNumber: '+15550000013', enrolledAt: at(5) }),
+        );
+        expect((await store.participants.list()).map((participant) => participant.id)).toEqual([
+          'p_early',
+          'p_middle',
+          'p_late',
+        ]);
+        expect((await store.participants.list({ status: 'active' })).map((participant) => participant.id)).toEqual([
+          'p_middle',
+          'p_late',
+        ]);
+        expect(await store.participants.count()).toBe(3);
+        expect(await store.participants.count({ status: 'paused' })).toBe(1);
+        expect(await store.participants.count({ status: 'withdrawn' })).toBe(0);
+      });
+
+      it('updates only the given fields and returns the result', async () => {
+        await store.participants.create(makeParticipant());
+        const updated = await store.participants.update('participant_1', {
+          name: 'Ada L.',
+          status: 'paused',
+          updatedAt: at(30),
+        });
+        const expected = makeParticipant({ name: 'Ada L.', status: 'paused', updatedAt: at(30) });
+        expect(updated).toEqual(expected);
+        expect(await store.participants.get('participant_1')).toEqual(expected);
+        expect(
+          await store.participants.update('participant_unknown', { name: 'x', updatedAt: at(30) }),
+        ).toBeUndefined();
+      });
+
+      it('deletes a participant with its flow state but keeps its transcript', async () => {
+        await store.participants.create(makeParticipant());
+        await store.flowStates.save(makeFlowState());
+        await store.transcript.append([makeEntry('hello')]);
+        expect(await store.participants.delete('participant_1')).toBe(true);
+        expect(await store.participants.delete('participant_1')).toBe(false);
+        expect(await store.participants.get('participant_1')).toBeUndefined();
+        expect(await store.flowStates.get('participant_1')).toBeUndefined();
+        expect((await store.transcript.list('participant_1')).map((entry) => entry.content)).toEqual(['hello']);
+      });
+    });
+
+    describe('flow states', () => {
+      it('saves, replaces and deletes the whole record', async () => {
+        await store.participants.create(makeParticipant());
+        expect(await store.flowStates.get('participant_1')).toBeUndefined();
+        await store.flowStates.save(makeFlowState());
+        expect(await store.flowStates.get('participant_1')).toEqual(makeFlowState());
+        const replacement = makeFlowState({ stateData: { conversationState: 'FEEDBACK' }, updatedAt: at(60) });
+        await store.flowStates.save(replacement);
+        expect(await store.flowStates.get('participant_1')).toEqual(replacement);
+        await store.flowStates.delete('participant_1');
+        expect(await store.flowStates.get('participant_1')).toBeUndefined();
+      });
+    });
+
+    describe('transcript', () => {
+      it('appends in order with increasing ids and keeps every field', async () => {
+        const stored = await store.transcript.append([
+          makeEntry('what should I do?'),
+          makeEntry('', {
+            role: 'assistant',
+            kind: 'tool_call',
+            toolCalls: [{ id: 'call_1', name: 'save_user_profile', arguments: '{"habit_domain": "walking"}' }],
+            module: 'INTAKE',
+            model: 'test-model',
+            sourceMessageId: 'inbound_1',
+            createdAt: at(1),
+          }),
+          makeEntry('{"ok":true}', {
+            role: 'tool',
+            kind: 'tool_result',
+            toolCallId: 'call_1',
+            toolName: 'save_user_profile',
+          }),
+          makeEntry('Walk after lunch.', {
+            role: 'assistant',
+            kind: 'reply',
+            outboundId: 'outbound_1',
+            createdAt: at(2),
+          }),
+        ]);
+        expect(stored.map((entry) => entry.content)).toEqual([
+          'what should I do?',
+          '',
+          '{"ok":true}',
+          'Walk after lunch.',
+        ]);
+        const ids = stored.map((entry) => entry.id);
+        expect([...ids].sort((left, right) => left - right)).toEqual(ids);
+        expect(new Set(ids).size).toBe(4);
+        expect(stored[1]?.toolCalls).toEqual([
+          { id: 'call_1', name: 'save_user_profile', arguments: '{"habit_domain": "walking"}' },
+        ]);
+        expect(stored[0]).not.toHaveProperty('toolCalls');
+        expect(stored[0]).not.toHaveProperty('module');
+        expect(await store.transcript.list('participant_1')).toEqual(stored);
+      });
+
+      it('lists one participant only, oldest first', async () => {
+        await store.transcript.append([makeEntry('mine 1')]);
+        await store.transcript.append([makeEntry('theirs', { participantId: 'participant_2' })]);
+        await store.transcript.append([makeEntry('mine 2')]);
+        expect((await store.transcript.list('participant_1')).map((entry) => entry.content)).toEqual([
+          'mine 1',
+          'mine 2',
+        ]);
+        expect((await store.transcript.list('participant_2')).map((entry) => entry.content)).toEqual(['theirs']);
+        expect(await store.transcript.list('participant_3')).toEqual([]);
+      });
+
+      it('pages backwards: the newest `limit` entries before the cursor, oldest first', async () => {
+        const stored = await store.transcript.append(
+          Array.from({ length: 7 }, (_, index) => makeEntry(`message ${index + 1}`)),
+        );
+        const contents = (entries: { content: string }[]) => entries.map((entry) => entry.content);
+        const lastPage = await store.transcript.list('participant_1', { limit: 3 });
+        expect(contents(lastPage)).toEqual(['message 5', 'message 6', 'message 7']);
+        const previousPage = await store.transcript.list('participant_1', { limit: 3, before: lastPage[0]!.id });
+        expect(contents(previousPage)).toEqual(['message 2', 'message 3', 'message 4']);
+        const firstPage = await store.transcript.list('participant_1', { limit: 3, before: previousPage[0]!.id });
+        expect(contents(firstPage)).toEqual(['message 1']);
+        const beforeFourth = await store.transcript.list('participant_1', { before: stored[3]!.id });
+        expect(contents(beforeFourth)).toEqual(['message 1', 'message 2', 'message 3']);
+      });
+
+      it('purges one participant and never reuses ids', async () => {
+        const [first] = await store.transcript.append([makeEntry('a'), makeEntry('b')]);
+        await store.transcript.append([makeEntry('other', { participantId: 'participant_2' })]);
+        expect(await store.transcript.purge('participant_1')).toBe(2);
+        expect(await store.transcript.list('participant_1')).toEqual([]);
+        expect(await store.transcript.list('participant_2')).toHaveLength(1);
+        expect(await store.transcript.purge('participant_1')).toBe(0);
+        const [afterPurge] = await store.transcript.append([makeEntry('c')]);
+        expect(afterPurge?.id).toBeGreaterThan(first?.id ?? Number.POSITIVE_INFINITY);
+      });
+    });
+
+    describe('events', () => {
+      it('records and lists oldest first, filtered by participant and type', async () => {
+        await store.events.record({
+          participantId: 'participant_1',
+          type: 'tool-called',
+          data: { tool: 'save_user_profile', nested: { ok: true } },
+          sourceMessageId: 'inbound_1',
+          createdAt: at(1),
+        });
+        await store.events.record({ type: 'job-failed', data: { jobId: 'job_1' }, createdAt: at(2) });
+        await store.events.record({ participantId: 'participant_2', type: 'tool-called', data: {}, createdAt: at(3) });
+
+        const all = await store.events.list();
+        expect(all.map((event) => event.type)).toEqual(['tool-called', 'job-failed', 'tool-called']);
+        expect(all[0]).toMatchObject({
+          participantId: 'participant_1',
+          data: { tool: 'save_user_profile', nested: { ok: true } },
+          sourceMessageId: 'inbound_1',
+          createdAt: at(1),
+        });
+        expect(all[1]).not.toHaveProperty('participantId');
+        expect((all[1]?.id ?? 0) > (all[0]?.id ?? 0)).toBe(true);
+        expect((await store.events.list({ participantId: 'participant_1' })).map((event) => event.createdAt)).toEqual([
+          at(1),
+        ]);
+        expect((await store.events.list({ type: 'tool-called' })).map((event) => event.participantId)).toEqual([
+          'participant_1',
+          'participant_2',
+        ]);
+        expect((await store.events.list({ limit: 2 })).map((event) => event.createdAt)).toEqual([at(2), at(3)]);
+      });
+    });
+
+    describe('jobs', () => {
+      it('enqueues a pending job with defaults', async () => {
+        const job = await store.jobs.enqueue(makeJob('job_1', { participantId: 'participant_1' }), at(-5));
+        const expected = {
+          id: 'job_1',
+          kind: 'reminder',
+          participantId: 'participant_1',
+          runAt: at(0),
+          payload: { id: 'job_1' },
+          status: 'pending',
+          attempts: 0,
+          maxAttempts: 3,
+          lastError: undefined,
+          leaseOwner: undefined,
+          leaseUntil: undefined,
+          dedupKey: undefined,
+          createdAt: at(-5),
+          updatedAt: at(-5),
+        };
+        expect(job).toEqual(expected);
+        expect(await store.jobs.get('job_1')).toEqual(expected);
+        expect((await store.jobs.enqueue(makeJob('job_2', { maxAttempts: 7 }), at(0))).maxAttempts).toBe(7);
+        expect(await store.jobs.get('job_unknown')).toBeUndefined();
+      });
+
+      it('replaces the pending job holding the same dedup key', async () => {
+        await store.jobs.enqueue(makeJob('job_1', { dedupKey: 'reminder:participant_1', runAt: at(10) }), at(0));
+        const replacement = await store.jobs.enqueue(
+          makeJob('job_2', { dedupKey: 'reminder:participant_1', runAt: at(20) }),
+          at(1),
+        );
+        expect(replacement.status).toBe('pending');
+        expect(await store.jobs.get('job_1')).toMatchObject({ status: 'cancelled', updatedAt: at(1) });
+        expect((await store.jobs.getPendingByKey('reminder:participant_1'))?.id).toBe('job_2');
+        expect((await store.jobs.listPending()).map((job) => job.id)).toEqual(['job_2']);
+      });
+
+      it('leaves the replaced job pending when the replacement cannot be inserted', async () => {
+        await store.jobs.enqueue(makeJob('job_1'), at(0));
+        await store.jobs.enqueue(makeJob('job_2', { dedupKey: 'key' }), at(0));
+        // Same id as job_1: the insert fails after the cancel, which must be undone with it.
+        await expect(store.jobs.enqueue(makeJob('job_1', { dedupKey: 'key' }), at(1))).rejects.toThrow();
+        expect(await store.jobs.get('job_2')).toMatchObject({ status: 'pending' });
+        expect((await store.jobs.getPendingByKey('key'))?.id).toBe('job_2');
+      });
+
+      it('cancels by key, by id and by participant, only pending jobs', async () => {
+        await store.jobs.enqueue(makeJob('job_key', { dedupKey: 'key' }), at(0));
+        await store.jobs.enqueue(makeJob('job_id'), at(0));
+        await store.jobs.enqueue(makeJob('job_p1', { participantId: 'participant_1' }), at(0));
+        await store.jobs.enqueue(makeJob('job_p2', { participantId: 'participant_1', runAt: at(60) }), at(0));
+        await store.jobs.enqueue(makeJob('job_other', { participantId: 'participant_2' }), at(0));
+
+        expect(await store.jobs.cancelByKey('key', at(1))).toBe(1);
+        expect(await store.jobs.cancelByKey('key', at(1))).toBe(0);
+        expect(await store.jobs.getPendingByKey('key')).toBeUndefined();
+        expect(await store.jobs.cancelById('job_id', at(1))).toBe(true);
+        expect(await store.jobs.cancelById('job_id', at(1))).toBe(false);
+        expect(await store.jobs.cancelById('job_unknown', at(1))).toBe(false);
+        expect(await store.jobs.cancelForParticipant('participant_1', at(1))).toBe(2);
+        expect((await store.jobs.listPending()).map((job) => job.id)).toEqual(['job_other']);
+        expect(await store.jobs.get('job_p2')).toMatchObject({ status: 'cancelled', updatedAt: at(1) });
+
+        const [claimed] = await store.jobs.claimDue({ now: at(1), owner: 'worker', leaseMs: 60_000, limit: 10 });
+        expect(claimed?.id).toBe('job_other');
+        expect(await store.jobs.cancelById('job_other', at(1))).toBe(false);
+        expect(await store.jobs.cancelForParticipant('participant_2', at(1))).toBe(0);
+        expect(await store.jobs.get('job_other')).toMatchObject({ status: 'running' });
+      });
+
+      it('claims due jobs oldest run_at first, then in enqueue order, up to the limit', async () => {
+        await store.jobs.enqueue(makeJob('job_later', { runAt: at(5) }), at(0));
+        await store.jobs.enqueue(makeJob('job_same_b', { runAt: at(3) }), at(0));
+        await store.jobs.enqueue(makeJob('job_same_a', { runAt: at(3) }), at(0));
+        await store.jobs.enqueue(makeJob('job_first', { runAt: at(-60) }), at(0));
+        await store.jobs.enqueue(makeJob('job_future', { runAt: new Date(at(5).getTime() + 1) }), at(0));
+
+        const claimed = await store.jobs.claimDue({ now: at(5), owner: 'worker_a', leaseMs: 30_000, limit: 3 });
+        expect(claimed.map((job) => job.id)).toEqual(['job_first', 'job_same_b', 'job_same_a']);
+        for (const job of claimed) {
+          expect(job).toMatchObject({
+            status: 'running',
+            attempts: 1,
+            leaseOwner: 'worker_a',
+            leaseUntil: new Date(at(5).getTime() + 30_000),
+            updatedAt: at(5),
+          });
+          expect(await store.jobs.get(job.id)).toEqual(job);
+        }
+        const rest = await store.jobs.claimDue({ now: at(5), owner: 'worker_a', leaseMs: 30_000, limit: 10 });
+        expect(rest.map((job) => job.id)).toEqual(['job_later']);
+        expect(await store.jobs.claimDue({ now: at(5), owner: 'worker_a', leaseMs: 30_000, limit: 10 })).toEqual([]);
+      });
+
+      it('claims only the requested kinds', async () => {
+        await store.jobs.enqueue(makeJob('job_reminder'), at(0));
+        await store.jobs.enqueue(makeJob('job_prompt', { kind: 'daily-prompt' }), at(0));
+        await store.jobs.enqueue(makeJob('job_delivery', { kind: 'delivery' }), at(0));
+        const claimed = await store.jobs.claimDue({
+          now: at(1),
+          owner: 'worker',
+          leaseMs: 1000,
+          limit: 10,
+          kinds: ['daily-prompt', 'delivery'],
+        });
+        expect(claimed.map((job) => job.id).sort()).toEqual(['job_delivery', 'job_prompt']);
+        expect(await store.jobs.claimDue({ now: at(1), owner: 'worker', leaseMs: 1000, limit: 10, kinds: [] })).toEqual(
+          [],
+        );
+        expect((await store.jobs.listPending({ kind: 'reminder' }))[0]?.status).toBe('pending');
+      });
+
+      it('takes a running job back once its lease has expired, not before', async () => {
+        await store.jobs.enqueue(makeJob('job_1'), at(0));
+        const [first] = await store.jobs.claimDue({ now: at(0), owner: 'worker_a', leaseMs: 60_000, limit: 1 });
+        expect(first?.leaseUntil).toEqual(at(1));
+        expect(await store.jobs.claimDue({ now: at(0.5), owner: 'worker_b', leaseMs: 60_000, limit: 1 })).toEqual([]);
+        // The lease is held up to and including its last instant.
+        expect(await store.jobs.claimDue({ now: at(1), owner: 'worker_b', leaseMs: 60_000, limit: 1 })).toEqual([]);
+        const later = new Date(at(1).getTime() + 1);
+        const [retaken] = await store.jobs.claimDue({ now: later, owner: 'worker_b', leaseMs: 60_000, limit: 1 });
+        expect(retaken).toMatchObject({
+          id: 'job_1',
+          status: 'running',
+          attempts: 2,
+          leaseOwner: 'worker_b',
+          leaseUntil: new Date(later.getTime() + 60_000),
+        });
+      });
+
+      it('completes a running job, which is then never claimed again', async () => {
+        await store.jobs.enqueue(makeJob('job_1'), at(0));
+        await store.jobs.claimDue({ now: at(0), owner: 'worker', leaseMs: 1000, limit: 1 });
+        await store.jobs.complete('job_1', at(0.1));
+        expect(await store.jobs.get('job_1')).toMatchObject({ status: 'completed', attempts: 1, updatedAt: at(0.1) });
+        expect(await store.jobs.claimDue({ now: at(600), owner: 'worker', leaseMs: 1000, limit: 1 })).toEqual([]);
+        expect(await store.jobs.listPending()).toEqual([]);
+        expect(await store.jobs.nextDueAt()).toBeUndefined();
+      });
+
+      it('fails with a retry time back to pending, and without one to failed, keeping the error', async () => {
+        await store.jobs.enqueue(makeJob('job_1'), at(0));
+        await store.jobs.claimDue({ now: at(0), owner: 'worker', leaseMs: 60_000, limit: 1 });
+        await store.jobs.fail('job_1', 'channel timeout', at(0.2), at(10));
+        expect(await store.jobs.get('job_1')).toMatchObject({
+          status: 'pending',
+          runAt: at(10),
+          attempts: 1,
+          lastError: 'channel timeout',
+          leaseUntil: undefined,
+        });
+        expect(await store.jobs.claimDue({ now: at(9), owner: 'worker', leaseMs: 60_000, limit: 1 })).toEqual([]);
+        const [retry] = await store.jobs.claimDue({ now: at(10), owner: 'worker', leaseMs: 60_000, limit: 1 });
+        expect(retry).toMatchObject({ id: 'job_1', attempts: 2, lastError: 'channel timeout' });
+
+        await store.jobs.fail('job_1', 'still broken', at(10.5));
+        expect(await store.jobs.get('job_1')).toMatchObject({
+          status: 'failed',
+          attempts: 2,
+          lastError: 'still broken',
+          updatedAt: at(10.5),
+        });
+        expect(await store.jobs.claimDue({ now: at(600), owner: 'worker', leaseMs: 60_000, limit: 1 })).toEqual([]);
+        expect(await store.jobs.nextDueAt()).toBeUndefined();
+      });
+
+      it('cancels a failing job instead of retrying it when a replacement holds its dedup key', async () => {
+        await store.jobs.enqueue(makeJob('job_1', { dedupKey: 'key' }), at(0));
+        await store.jobs.claimDue({ now: at(0), owner: 'worker', leaseMs: 60_000, limit: 1 });
+        await store.jobs.enqueue(makeJob('job_2', { dedupKey: 'key', runAt: at(30) }), at(0.1));
+        await store.jobs.fail('job_1', 'boom', at(0.2), at(5));
+        expect(await store.jobs.get('job_1')).toMatchObject({ status: 'cancelled', lastError: 'boom' });
+        expect((await store.jobs.getPendingByKey('key'))?.id).toBe('job_2');
+      });
+
+      it('reports the next instant something becomes claimable', async () => {
+        expect(await store.jobs.nextDueAt()).toBeUndefined();
+        await store.jobs.enqueue(makeJob('job_late', { runAt: at(30) }), at(0));
+        await store.jobs.enqueue(makeJob('job_cancelled', { runAt: at(1) }), at(0));
+        await store.jobs.cancelById('job_cancelled', at(0));
+        expect(await store.jobs.nextDueAt()).toEqual(at(30));
+        await store.jobs.enqueue(makeJob('job_running', { runAt: at(-10) }), at(0));
+        await store.jobs.claimDue({ now: at(0), owner: 'worker', leaseMs: 5 * 60_000, limit: 1 });
+        expect(await store.jobs.nextDueAt()).toEqual(at(5));
+        await store.jobs.enqueue(makeJob('job_soon', { runAt: at(2) }), at(0));
+        expect(await store.jobs.nextDueAt()).toEqual(at(2));
+      });
+
+      it('lists pending and running jobs by run_at, filtered by participant and kind', async () => {
+        await store.jobs.enqueue(makeJob('job_b', { participantId: 'participant_1', runAt: at(20) }), at(0));
+        await store.jobs.enqueue(makeJob('job_a', { participantId: 'participant_1', runAt: at(-1) }), at(0));
+        await store.jobs.enqueue(makeJob('job_c', { participantId: 'participant_2', kind: 'delivery' }), at(0));
+        await store.jobs.enqueue(makeJob('job_done', { participantId: 'participant_1', runAt: at(-2) }), at(0));
+        await store.jobs.claimDue({ now: at(0), owner: 'worker', leaseMs: 1000, limit: 2 });
+        await store.jobs.complete('job_done', at(0));
+
+        expect(await store.jobs.get('job_a')).toMatchObject({ status: 'running' });
+        expect((await store.jobs.listPending()).map((job) => job.id)).toEqual(['job_a', 'job_c', 'job_b']);
+        expect((await store.jobs.listPending({ participantId: 'participant_1' })).map((job) => job.id)).toEqual([
+          'job_a',
+          'job_b',
+        ]);
+        expect((await store.jobs.listPending({ kind: 'delivery' })).map((job) => job.id)).toEqual(['job_c']);
+      });
+
+      it('never hands the same job to concurrent claimers', async () => {
+        const total = 24;
+        for (let index = 0; index < total; index += 1) {
+          await store.jobs.enqueue(makeJob(`job_${String(index).padStart(2, '0')}`, { runAt: at(-index) }), at(-60));
+        }
+        const claims = await Promise.all(
+          ['worker_a', 'worker_b', 'worker_c', 'worker_d'].map((owner) =>
+            store.jobs.claimDue({ now: at(0), owner, leaseMs: 60_000, limit: 5 }),
+          ),
+        );
+        const concurrentIds = claims.flat().map((job) => job.id);
+        expect(new Set(concurrentIds).size).toBe(concurrentIds.length);
+        expect(concurrentIds.length).toBeGreaterThan(0);
+
+        const leftovers = await store.jobs.claimDue({ now: at(0), owner: 'worker_e', leaseMs: 60_000, limit: total });
+        const allIds = [...concurrentIds, ...leftovers.map((job) => job.id)];
+        expect(new Set(allIds).size).toBe(total);
+        expect(allIds).toHaveLength(total);
+        for (const [index, claim] of claims.entries()) {
+          for (const job of claim) {
+            expect(await store.jobs.get(job.id)).toMatchObject({ attempts: 1, leaseOwner: `worker_${'abcd'[index]}` });
+          }
+        }
+      });
+    });
+
+    describe('transactions', () => {
+      it('commits the writes of every repository together', async () => {
+        const result = await store.transaction(async (tx) => {
+          await tx.participants.create(makeParticipant());
+          await tx.flowStates.save(makeFlowState());
+          await tx.transcript.append([makeEntry('hello')]);
+          await tx.events.record({
+            participantId: 'participant_1',
+            type: 'participant-enrolled',
+            data: {},
+            createdAt: at(0),
+          });
+          await tx.jobs.enqueue(makeJob('job_1', { dedupKey: 'key' }), at(0));
+          await tx.inbound.record(makeInbound());
+          // Reads inside the transaction see its own writes.
+          expect(await tx.participants.get('participant_1')).toBeDefined();
+          return 'done';
+        });
+        expect(result).toBe('done');
+        expect(await store.participants.get('participant_1')).toBeDefined();
+        expect(await store.flowStates.get('participant_1')).toBeDefined();
+        expect(await store.transcript.list('participant_1')).toHaveLength(1);
+        expect(await store.events.list()).toHaveLength(1);
+        expect(await store.jobs.get('job_1')).toBeDefined();
+        expect(await store.inbound.get('inbound_1')).toBeDefined();
+      });
+
+      it('writes nothing when the function throws, and rethrows its error', async () => {
+        await store.jobs.enqueue(makeJob('job_old', { dedupKey: 'key' }), at(0));
+        const failure = new Error('turn failed');
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.participants.create(makeParticipant());
+            await tx.flowStates.save(makeFlowState());
+            await tx.transcript.append([
+              makeEntry('hello'),
+              makeEntry('hi there', { role: 'assistant', kind: 'reply' }),
+            ]);
+            await tx.events.record({ type: 'tool-called', data: {}, createdAt: at(0) });
+            await tx.jobs.enqueue(makeJob('job_new', { dedupKey: 'key' }), at(0));
+            await tx.inbound.record(makeInbound());
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
+        expect(await store.participants.count()).toBe(0);
+        expect(await store.flowStates.get('participant_1')).toBeUndefined();
+        expect(await store.transcript.list('participant_1')).toEqual([]);
+        expect(await store.events.list()).toEqual([]);
+        expect(await store.jobs.get('job_new')).toBeUndefined();
+        expect(await store.jobs.get('job_old')).toMatchObject({ status: 'pending' });
+        expect(await store.inbound.get('inbound_1')).toBeUndefined();
+      });
+
+      it('joins a nested transaction to the outer one', async () => {
+        const nested = async (repositories: object, content: string): Promise<string> => {
+          // Code written against `Store` may be handed the transaction's repositories.
+          expect(repositories).toHaveProperty('transaction');
+          const asStore = repositories as Store;
+          return asStore.transaction(async (inner) => {
+            await inner.transcript.append([makeEntry(content)]);
+            return content;
+          });
+        };
+
+        await expect(
+          store.transaction(async (tx) => {
+            await nested(tx, 'rolled back');
+            // The nested call has returned; the outer transaction must still be able to undo its write.
+            throw new Error('outer failed');
+          }),
+        ).rejects.toThrow('outer failed');
+        expect(await store.transcript.list('participant_1')).toEqual([]);
+
+        const returned = await store.transaction(async (tx) => {
+          const inner = await nested(tx, 'committed');
+          // Visible inside the outer transaction before it commits: same connection, same transaction.
+          expect((await tx.transcript.list('participant_1')).map((entry) => entry.content)).toEqual(['committed']);
+          return inner;
+        });
+        expect(returned).toBe('committed');
+        expect((await store.transcript.list('participant_1')).map((entry) => entry.content)).toEqual(['committed']);
+      });
+
+      it('runs a job enqueue inside the caller’s transaction', async () => {
+        await store.jobs.enqueue(makeJob('job_old', { dedupKey: 'key' }), at(0));
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.jobs.enqueue(makeJob('job_new', { dedupKey: 'key' }), at(1));
+            expect((await tx.jobs.getPendingByKey('key'))?.id).toBe('job_new');
+            throw new Error('abort');
+          }),
+        ).rejects.toThrow('abort');
+        expect((await store.jobs.getPendingByKey('key'))?.id).toBe('job_old');
+      });
+    });
+
+    describe('inbound messages', () => {
+      it('records a message once per (channel, provider message id)', async () => {
+        const first = await store.inbound.record(
+          makeInbound({ pollAnswer: { pollId: 'poll_1', question: 'Did you do it?', option: 'Done' } }),
+        );
+        expect(first.duplicate).toBe(false);
+        expect(first.message).toEqual({
+          ...makeInbound({ pollAnswer: { pollId: 'poll_1', question: 'Did you do it?', option: 'Done' } }),
+          status: 'received',
+          processedAt: undefined,
+          lastError: undefined,
+        });
+        await store.inbound.markProcessed('inbound_1', at(1));
+
+        const again = await store.inbound.record(
+          makeInbound({ id: 'inbound_2', text: 'hello again', receivedAt: at(2) }),
+        );
+        expect(again.duplicate).toBe(true);
+        expect(again.message).toMatchObject({
+          id: 'inbound_1',
+          text: 'hello',
+          status: 'processed',
+          processedAt: at(1),
+        });
+        expect(await store.inbound.get('inbound_2')).toBeUndefined();
+        expect(await store.inbound.get('inbound_1')).toEqual(again.message);
+
+        const otherChannel = await store.inbound.record(makeInbound({ id: 'inbound_3', channel: 'twilio' }));
+        expect(otherChannel.duplicate).toBe(false);
+      });
+
+      it('never deduplicates messages without a provider id', async () => {
+        const { providerMessageId: _omitted, ...withoutProviderId } = makeInbound();
+        const first = await store.inbound.record(withoutProviderId);
+        const second = await store.inbound.record({ ...withoutProviderId, id: 'inbound_2' });
+        expect([first.duplicate, second.duplicate]).toEqual([false, false]);
+        expect(first.message).not.toHaveProperty('providerMessageId');
+        expect(first.message).not.toHaveProperty('pollAnswer');
+        expect(await store.inbound.get('inbound_2')).toMatchObject({ id: 'inbound_2', status: 'received' });
+      });
+
+      it('tracks processing and lists the unprocessed oldest first', async () => {
+        await store.inbound.record(makeInbound({ id: 'inbound_late', providerMessageId: 'p3', receivedAt: at(3) }));
+        await store.inbound.record(makeInbound({ id: 'inbound_early', providerMessageId: 'p1', receivedAt: at(1) }));
+        await store.inbound.record(makeInbound({ id: 'inbound_done', providerMessageId: 'p0', receivedAt: at(0) }));
+        await store.inbound.record(makeInbound({ id: 'inbound_failed', providerMessageId: 'p2', receivedAt: at(2) }));
+        await store.inbound.markProcessed('inbound_done', at(4));
+        await store.inbound.markFailed('inbound_failed', 'llm unavailable', at(5));
+
+        expect((await store.inbound.listUnprocessed()).map((message) => message.id)).toEqual([
+          'inbound_early',
+          'inbound_late',
+        ]);
+        expect(await store.inbound.get('inbound_done')).toMatchObject({ status: 'processed', processedAt: at(4) });
+        expect(await store.inbound.get('inbound_failed')).toMatchObject({
+          status: 'failed',
+          lastError: 'llm unavailable',
+        });
+      });
+    });
+  });
+}
