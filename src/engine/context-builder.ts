@@ -1,0 +1,115 @@
+/**
+ * The one place where every LLM request of a conversation turn is assembled ("one place, one time"): nothing else
+ * adds, drops or reorders messages, and this is the only place a synthetic user message is ever made.
+ *
+ * Layout: [system prompt] [context blocks] [tone guide] [chat history] [user message] [this loop's tool exchange]
+ *
+ * Guarantees of the result:
+ * 1. System content only at the start, contiguous; blank blocks are left out.
+ * 2. The first and the last non-system message before this loop's tool exchange are user messages.
+ * 3. Every assistant tool call is followed by exactly one tool result per call id, in call order, with nothing in
+ *    between; no orphan results; ids and arguments are passed through byte-exact.
+ * 4. History is windowed by whole turns (a turn starts at a user message).
+ * 5. No empty assistant messages; an empty tool result reads `(no output)`.
+ * 6. The current inbound message appears exactly once.
+ */
+
+import { AppError } from '../domain/errors.ts';
+import type { ConversationMessage } from '../domain/history.ts';
+import type { ChatMessage } from '../llm/llm.ts';
+import { pairToolResults } from './request-validator.ts';
+
+/** Used when no user message exists for this turn and the caller gave no synthetic one. */
+export const DEFAULT_SYNTHETIC_USER_MESSAGE =
+  '(The participant has not sent a new message. Continue the conversation.)';
+/** Stands in for a user message without text (for example a bare media message). */
+export const EMPTY_USER_MESSAGE_PLACEHOLDER = '(empty message)';
+
+export interface ChatMessagesInput {
+  systemPrompt: string;
+  /** Further system blocks after the prompt: the context block, the participant background… */
+  contextBlocks: readonly string[];
+  /** From `buildToneGuide`; '' when no tone tag is active. */
+  toneGuide: string;
+  /**
+   * The working history, oldest first, as persisted BEFORE this turn: it should not contain the current inbound
+   * message. Defensively, if its last entry is a user message with exactly `userMessage.content` (a real one),
+   * that entry is taken to be the current message and is not repeated.
+   */
+  history: readonly ConversationMessage[];
+  /**
+   * This turn's user message. `synthetic: true` marks a hint made up by the caller (an enrollment greeting
+   * request, a "write the prompt now" instruction): it is placed like a user message and must never be
+   * persisted. `undefined`: no message this turn; the history's last user message stands, or
+   * {@link DEFAULT_SYNTHETIC_USER_MESSAGE} is added when the history does not end with one.
+   */
+  userMessage: { content: string; synthetic: boolean } | undefined;
+  /** This loop's assistant tool calls and tool results so far, in the order they happened. */
+  loopMessages: readonly ChatMessage[];
+  /** Most history messages to consider, before aligning to a turn start; -1 → all, 0 → none. */
+  historyLimit: number;
+}
+
+/** Blank blocks are dropped; the rest are system messages in the given order. */
+function systemMessages(input: ChatMessagesInput): ChatMessage[] {
+  return [input.systemPrompt, ...input.contextBlocks, input.toneGuide]
+    .filter((block) => block.trim() !== '')
+    .map((content) => ({ role: 'system', content }));
+}
+
+function isCurrentMessageEcho(entry: ConversationMessage | undefined, input: ChatMessagesInput): boolean {
+  const current = input.userMessage;
+  return current !== undefined && !current.synthetic && entry?.role === 'user' && entry.content === current.content;
+}
+
+/**
+ * Rule 4: takes the last `historyLimit` messages, then moves the start forward to the first user message, so the
+ * window holds whole turns and never opens with an assistant message (which also satisfies rule 2). Blank
+ * messages are dropped first and do not count.
+ */
+export function windowHistory(history: readonly ConversationMessage[], historyLimit: number): ConversationMessage[] {
+  if (historyLimit === 0) return [];
+  const spoken = history.filter((message) => message.content.trim() !== '');
+  const window = historyLimit < 0 ? spoken : spoken.slice(-historyLimit);
+  const turnStart = window.findIndex((message) => message.role === 'user');
+  return turnStart === -1 ? [] : window.slice(turnStart);
+}
+
+function currentUserMessage(input: ChatMessagesInput, history: readonly ChatMessage[]): ChatMessage[] {
+  const current = input.userMessage;
+  if (current === undefined) {
+    return history.at(-1)?.role === 'user' ? [] : [{ role: 'user', content: DEFAULT_SYNTHETIC_USER_MESSAGE }];
+  }
+  if (current.content.trim() !== '') return [{ role: 'user', content: current.content }];
+  return [
+    { role: 'user', content: current.synthetic ? DEFAULT_SYNTHETIC_USER_MESSAGE : EMPTY_USER_MESSAGE_PLACEHOLDER },
+  ];
+}
+
+/** Builds the full message list for one round of a turn's tool loop. Pure; copies everything it returns. */
+export function buildChatMessages(input: ChatMessagesInput): ChatMessage[] {
+  if (input.loopMessages.some((message) => message.role === 'system')) {
+    throw new AppError('internal', 'loopMessages must not contain system messages');
+  }
+  const persisted = isCurrentMessageEcho(input.history.at(-1), input) ? input.history.slice(0, -1) : input.history;
+  const history: ChatMessage[] = windowHistory(persisted, input.historyLimit).map((message) => ({
+    role: message.role,
+    content: message.content,
+  }));
+  return [
+    ...systemMessages(input),
+    ...history,
+    ...currentUserMessage(input, history),
+    ...pairToolResults(input.loopMessages),
+  ];
+}
+
+/**
+ * For providers that accept a single system message: joins all system messages into one at the start (blocks
+ * separated by a blank line), keeping every other message in order.
+ */
+export function mergeSystemMessages(messages: readonly ChatMessage[]): ChatMessage[] {
+  const system = messages.filter((message) => message.role === 'system').map((message) => message.content);
+  const others = messages.filter((message) => message.role !== 'system').map((message) => ({ ...message }));
+  return system.length === 0 ? others : [{ role: 'system', content: system.join('\n\n') }, ...others];
+}

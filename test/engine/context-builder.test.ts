@@ -1,0 +1,337 @@
+import { describe, expect, it } from 'vitest';
+import type { ConversationMessage } from '../../src/domain/history.ts';
+import {
+  buildChatMessages,
+  type ChatMessagesInput,
+  DEFAULT_SYNTHETIC_USER_MESSAGE,
+  EMPTY_USER_MESSAGE_PLACEHOLDER,
+  mergeSystemMessages,
+  windowHistory,
+} from '../../src/engine/context-builder.ts';
+import {
+  EMPTY_TOOL_RESULT_PLACEHOLDER,
+  MISSING_TOOL_RESULT_PLACEHOLDER,
+  validateChatRequest,
+} from '../../src/engine/request-validator.ts';
+import type { ChatMessage } from '../../src/llm/llm.ts';
+
+const at = '2026-03-01T12:00:00.000Z';
+const user = (content: string): ConversationMessage => ({ role: 'user', content, timestamp: at });
+const assistant = (content: string): ConversationMessage => ({ role: 'assistant', content, timestamp: at });
+
+function input(overrides: Partial<ChatMessagesInput> = {}): ChatMessagesInput {
+  return {
+    systemPrompt: 'You are a habit coach.',
+    contextBlocks: [],
+    toneGuide: '',
+    history: [],
+    userMessage: { content: 'hello', synthetic: false },
+    loopMessages: [],
+    historyLimit: -1,
+    ...overrides,
+  };
+}
+
+const roles = (messages: ChatMessage[]) => messages.map((message) => message.role);
+const nonSystem = (messages: ChatMessage[]) => messages.filter((message) => message.role !== 'system');
+
+describe('buildChatMessages — layout', () => {
+  it('orders system prompt, context blocks, tone guide, history, user message, loop exchange', () => {
+    const call = { id: 'call_1', name: 'save_user_profile', arguments: '{"habit_domain":"walking"}' };
+    const messages = buildChatMessages(
+      input({
+        contextBlocks: ['CONTEXT', 'BACKGROUND'],
+        toneGuide: '<TONE POLICY>\n- Be concise.\n</TONE POLICY>',
+        history: [user('hi'), assistant('Hello! What habit?')],
+        userMessage: { content: 'walking', synthetic: false },
+        loopMessages: [
+          { role: 'assistant', content: '', toolCalls: [call] },
+          { role: 'tool', toolCallId: 'call_1', content: '{"status":"ok"}' },
+        ],
+      }),
+    );
+    expect(messages).toEqual([
+      { role: 'system', content: 'You are a habit coach.' },
+      { role: 'system', content: 'CONTEXT' },
+      { role: 'system', content: 'BACKGROUND' },
+      { role: 'system', content: '<TONE POLICY>\n- Be concise.\n</TONE POLICY>' },
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'Hello! What habit?' },
+      { role: 'user', content: 'walking' },
+      { role: 'assistant', content: '', toolCalls: [call] },
+      { role: 'tool', toolCallId: 'call_1', content: '{"status":"ok"}' },
+    ]);
+    expect(validateChatRequest(messages)).toEqual([]);
+  });
+
+  it('does not alias its inputs', () => {
+    const history = [user('hi')];
+    const loopMessages: ChatMessage[] = [
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'n', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 'c', content: 'ok' },
+    ];
+    const messages = buildChatMessages(input({ history, loopMessages }));
+    const exchange = messages.at(-2) as Extract<ChatMessage, { role: 'assistant' }>;
+    exchange.toolCalls![0]!.arguments = 'changed';
+    (messages[1] as { content: string }).content = 'changed';
+    expect(loopMessages[0]).toEqual({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'c', name: 'n', arguments: '{}' }],
+    });
+    expect(history[0]!.content).toBe('hi');
+  });
+});
+
+describe('guarantee 1 — system content only at the start, contiguous', () => {
+  it('drops blank blocks and keeps system messages together at the top', () => {
+    const messages = buildChatMessages(
+      input({ systemPrompt: 'PROMPT', contextBlocks: ['', '  ', 'CONTEXT'], toneGuide: '', history: [user('a')] }),
+    );
+    expect(messages.slice(0, 2)).toEqual([
+      { role: 'system', content: 'PROMPT' },
+      { role: 'system', content: 'CONTEXT' },
+    ]);
+    expect(messages.slice(2).every((message) => message.role !== 'system')).toBe(true);
+  });
+
+  it('rejects a system message smuggled into the loop exchange', () => {
+    expect(() => buildChatMessages(input({ loopMessages: [{ role: 'system', content: 'late' }] }))).toThrow(
+      /loopMessages must not contain system messages/,
+    );
+  });
+
+  it('mergeSystemMessages joins them into one leading system message', () => {
+    const messages = buildChatMessages(input({ contextBlocks: ['CONTEXT'], toneGuide: 'TONE', history: [user('a')] }));
+    expect(mergeSystemMessages(messages)).toEqual([
+      { role: 'system', content: 'You are a habit coach.\n\nCONTEXT\n\nTONE' },
+      { role: 'user', content: 'a' },
+      { role: 'user', content: 'hello' },
+    ]);
+    expect(mergeSystemMessages([{ role: 'user', content: 'x' }])).toEqual([{ role: 'user', content: 'x' }]);
+  });
+});
+
+describe('guarantee 2 — the first and last non-system messages are user messages', () => {
+  it('drops leading assistant messages of the history', () => {
+    const messages = buildChatMessages(
+      input({ history: [assistant('Welcome!'), assistant('What habit?'), user('walking'), assistant('Great.')] }),
+    );
+    expect(nonSystem(messages)).toEqual([
+      { role: 'user', content: 'walking' },
+      { role: 'assistant', content: 'Great.' },
+      { role: 'user', content: 'hello' },
+    ]);
+  });
+
+  it('uses a synthetic user message when there is no real one, exactly where a user message goes', () => {
+    const hint = 'The participant just enrolled: greet them and start the intake.';
+    const messages = buildChatMessages(input({ history: [], userMessage: { content: hint, synthetic: true } }));
+    expect(nonSystem(messages)).toEqual([{ role: 'user', content: hint }]);
+  });
+
+  it('falls back to the default synthetic message when none is given and the history ends with the assistant', () => {
+    const messages = buildChatMessages(input({ history: [user('hi'), assistant('Hello!')], userMessage: undefined }));
+    expect(nonSystem(messages).at(-1)).toEqual({ role: 'user', content: DEFAULT_SYNTHETIC_USER_MESSAGE });
+    const emptySynthetic = buildChatMessages(input({ userMessage: { content: ' ', synthetic: true } }));
+    expect(nonSystem(emptySynthetic)).toEqual([{ role: 'user', content: DEFAULT_SYNTHETIC_USER_MESSAGE }]);
+  });
+
+  it('adds nothing when no message is given and the history already ends with a user message', () => {
+    const messages = buildChatMessages(
+      input({ history: [user('hi'), assistant('Hello!'), user('still there?')], userMessage: undefined }),
+    );
+    expect(nonSystem(messages).map((message) => message.content)).toEqual(['hi', 'Hello!', 'still there?']);
+  });
+
+  it('keeps consecutive user messages of the history', () => {
+    const messages = buildChatMessages(input({ history: [user('one'), user('two'), assistant('ok')] }));
+    expect(roles(nonSystem(messages))).toEqual(['user', 'user', 'assistant', 'user']);
+  });
+
+  it('stands in for a real message without text', () => {
+    const messages = buildChatMessages(input({ userMessage: { content: '', synthetic: false } }));
+    expect(nonSystem(messages)).toEqual([{ role: 'user', content: EMPTY_USER_MESSAGE_PLACEHOLDER }]);
+  });
+});
+
+describe('guarantee 3 — tool calls are answered one by one, in order', () => {
+  const callA = { id: 'call_a', name: 'scheduler', arguments: '{ "action":"create", "time" : "08:00" }' };
+  const callB = { id: 'call_b', name: 'save_user_profile', arguments: '{"last_barrier":"rain \\u2614"}' };
+
+  it('passes a well-formed multi-round exchange through byte-exact', () => {
+    const loopMessages: ChatMessage[] = [
+      { role: 'assistant', content: '', toolCalls: [callA, callB] },
+      { role: 'tool', toolCallId: 'call_a', content: 'scheduled' },
+      { role: 'tool', toolCallId: 'call_b', content: 'saved' },
+      {
+        role: 'assistant',
+        content: 'Let me check.',
+        toolCalls: [{ id: 'call_a', name: 'scheduler', arguments: '{}' }],
+      },
+      { role: 'tool', toolCallId: 'call_a', content: 'listed' },
+    ];
+    const messages = buildChatMessages(input({ loopMessages }));
+    expect(messages.slice(-5)).toEqual(loopMessages);
+    expect(validateChatRequest(messages)).toEqual([]);
+  });
+
+  it('reorders results to call order, drops orphans and duplicates, and answers missing calls', () => {
+    const messages = buildChatMessages(
+      input({
+        loopMessages: [
+          { role: 'tool', toolCallId: 'call_zzz', content: 'orphan' },
+          { role: 'assistant', content: '', toolCalls: [callA, callB] },
+          { role: 'tool', toolCallId: 'call_b', content: 'saved' },
+          { role: 'tool', toolCallId: 'call_b', content: 'duplicate' },
+          { role: 'assistant', content: '', toolCalls: [{ id: 'call_c', name: 'scheduler', arguments: '{}' }] },
+        ],
+      }),
+    );
+    expect(messages.slice(2)).toEqual([
+      { role: 'assistant', content: '', toolCalls: [callA, callB] },
+      { role: 'tool', toolCallId: 'call_a', content: MISSING_TOOL_RESULT_PLACEHOLDER },
+      { role: 'tool', toolCallId: 'call_b', content: 'saved' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_c', name: 'scheduler', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 'call_c', content: MISSING_TOOL_RESULT_PLACEHOLDER },
+    ]);
+    expect(validateChatRequest(messages)).toEqual([]);
+  });
+});
+
+describe('guarantee 4 — history is windowed by whole turns', () => {
+  const history = [
+    user('u1'),
+    assistant('a1'),
+    user('u2'),
+    assistant('a2a'),
+    assistant('a2b'),
+    user('u3'),
+    assistant('a3'),
+  ];
+
+  it('moves a cut that lands inside a turn forward to the next turn start', () => {
+    expect(windowHistory(history, 4).map((message) => message.content)).toEqual(['u3', 'a3']);
+    expect(windowHistory(history, 5).map((message) => message.content)).toEqual(['u2', 'a2a', 'a2b', 'u3', 'a3']);
+  });
+
+  it('treats -1 as everything and 0 as nothing', () => {
+    expect(windowHistory(history, -1)).toHaveLength(7);
+    expect(windowHistory(history, 0)).toEqual([]);
+    expect(nonSystem(buildChatMessages(input({ history, historyLimit: 0 })))).toEqual([
+      { role: 'user', content: 'hello' },
+    ]);
+  });
+
+  it('yields no history when the window holds only assistant messages', () => {
+    expect(windowHistory([user('u'), assistant('a'), assistant('b')], 2)).toEqual([]);
+  });
+
+  it('applies the limit in buildChatMessages', () => {
+    const messages = buildChatMessages(input({ history, historyLimit: 3 }));
+    expect(nonSystem(messages).map((message) => message.content)).toEqual(['u3', 'a3', 'hello']);
+  });
+});
+
+describe('guarantee 5 — no empty messages', () => {
+  it('drops empty assistant messages from the history and the loop', () => {
+    const messages = buildChatMessages(
+      input({
+        history: [user('hi'), assistant(''), assistant('  '), assistant('Hello!')],
+        loopMessages: [{ role: 'assistant', content: '', toolCalls: [] }],
+      }),
+    );
+    expect(nonSystem(messages)).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'Hello!' },
+      { role: 'user', content: 'hello' },
+    ]);
+  });
+
+  it('gives an empty tool result a placeholder', () => {
+    const messages = buildChatMessages(
+      input({
+        loopMessages: [
+          { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'n', arguments: '{}' }] },
+          { role: 'tool', toolCallId: 'c1', content: '' },
+        ],
+      }),
+    );
+    expect(messages.at(-1)).toEqual({ role: 'tool', toolCallId: 'c1', content: EMPTY_TOOL_RESULT_PLACEHOLDER });
+  });
+});
+
+describe('guarantee 6 — the current message appears exactly once', () => {
+  it('adds the user message after a history that does not contain it (the normal contract)', () => {
+    const messages = buildChatMessages(
+      input({ history: [user('yes'), assistant('Great!')], userMessage: { content: 'yes', synthetic: false } }),
+    );
+    expect(nonSystem(messages).map((message) => message.content)).toEqual(['yes', 'Great!', 'yes']);
+  });
+
+  it('does not repeat it when the history already ends with it', () => {
+    const messages = buildChatMessages(
+      input({
+        history: [user('hi'), assistant('Hello!'), user('walking')],
+        userMessage: { content: 'walking', synthetic: false },
+      }),
+    );
+    expect(nonSystem(messages).map((message) => message.content)).toEqual(['hi', 'Hello!', 'walking']);
+  });
+
+  it('never treats a history entry as a synthetic message', () => {
+    const messages = buildChatMessages(
+      input({ history: [user('go')], userMessage: { content: 'go', synthetic: true } }),
+    );
+    expect(nonSystem(messages).map((message) => message.content)).toEqual(['go', 'go']);
+  });
+
+  it('does not count the echoed message against the history limit', () => {
+    const messages = buildChatMessages(
+      input({
+        history: [user('u1'), assistant('a1'), user('now')],
+        userMessage: { content: 'now', synthetic: false },
+        historyLimit: 2,
+      }),
+    );
+    expect(nonSystem(messages).map((message) => message.content)).toEqual(['u1', 'a1', 'now']);
+  });
+});
+
+describe('every built request is valid', () => {
+  /** A small deterministic generator, so a failure reproduces. */
+  function random(seed: number) {
+    let state = seed;
+    return (below: number) => {
+      state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return state % below;
+    };
+  }
+
+  it('holds for 500 generated histories, limits and loop exchanges', () => {
+    for (let seed = 1; seed <= 500; seed += 1) {
+      const next = random(seed);
+      const history = Array.from({ length: next(12) }, (_, index) =>
+        next(2) === 0 ? user(next(5) === 0 ? '' : `u${index}`) : assistant(next(5) === 0 ? '' : `a${index}`),
+      );
+      const loopMessages: ChatMessage[] = [];
+      for (let round = 0; round < next(3); round += 1) {
+        const ids = Array.from({ length: 1 + next(3) }, (_, index) => `call_${round}_${index}`);
+        loopMessages.push({
+          role: 'assistant',
+          content: '',
+          toolCalls: ids.map((id) => ({ id, name: 't', arguments: '{}' })),
+        });
+        for (const id of ids)
+          if (next(4) !== 0) loopMessages.push({ role: 'tool', toolCallId: id, content: next(3) === 0 ? '' : 'ok' });
+      }
+      const userMessage = next(3) === 0 ? undefined : { content: 'now', synthetic: next(2) === 0 };
+      const messages = buildChatMessages(input({ history, loopMessages, userMessage, historyLimit: next(8) - 1 }));
+      expect(validateChatRequest(messages), `seed ${seed}`).toEqual([]);
+      const beforeLoop = nonSystem(messages).filter(
+        (message) => message.role === 'user' || (message.role === 'assistant' && !message.toolCalls),
+      );
+      expect(beforeLoop.at(-1)?.role, `seed ${seed}`).toBe('user');
+    }
+  });
+});
