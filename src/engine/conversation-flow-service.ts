@@ -10,7 +10,7 @@
 import { ConversationState, isConversationState } from '../domain/conversation-state.ts';
 import { DataKey } from '../domain/data-keys.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
-import { type ConversationMessage, limitHistory } from '../domain/history.ts';
+import type { ConversationMessage } from '../domain/history.ts';
 import type { Participant } from '../domain/participant.ts';
 import { formatPollAnswer } from '../domain/polls.ts';
 import { buildToneGuide } from '../domain/tone.ts';
@@ -28,6 +28,7 @@ import type { Messenger } from './messenger.ts';
 import type { ConversationModule } from './modules/conversation-module.ts';
 import { readData, readProfile, writeData, writeProfile } from './participant-data.ts';
 import { applyPollAnswer } from './poll-effects.ts';
+import { createRequestGuard, type RequestGuard } from './request-validator.ts';
 import { runToolLoop } from './tool-loop.ts';
 import type { TurnHooks } from './turn-hooks.ts';
 import { createTurnRecorder, type ToolCallObserver } from './turn-recorder.ts';
@@ -47,6 +48,8 @@ export interface ConversationFlowDependencies {
   config: { chatHistoryLimit: number; debug: boolean };
   log: Logger;
   onToolCall?: ToolCallObserver;
+  /** Checks every request before it is sent: `throw` mode in tests, `repair` (the default) in production. */
+  requestGuard?: RequestGuard;
 }
 
 interface TurnInput {
@@ -59,6 +62,7 @@ interface TurnInput {
 
 export function createConversationFlow(dependencies: ConversationFlowDependencies): ConversationFlow {
   const { store, clock, lock, log } = dependencies;
+  const guard = dependencies.requestGuard ?? createRequestGuard({ mode: 'repair', log });
 
   async function loadParticipant(participantId: string): Promise<Participant> {
     const participant = await store.participants.get(participantId);
@@ -143,7 +147,6 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     const profile = await readProfile(store, participant.id, now);
     const contextBlocks = moduleDefinition.contextBlocks({ participant, profile, data, now });
     const toneGuide = buildToneGuide(profile.tone);
-    const windowed = limitHistory(history, dependencies.config.chatHistoryLimit);
     const link = input.sourceMessageId ? { sourceMessageId: input.sourceMessageId } : {};
 
     const loop = await runToolLoop({
@@ -152,15 +155,18 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
       toolNames: moduleDefinition.toolNames,
       context: { participantId: participant.id, module, sourceMessageId: input.sourceMessageId },
       buildMessages: (loopMessages) =>
-        buildChatMessages({
-          systemPrompt: moduleDefinition.systemPrompt,
-          contextBlocks,
-          toneGuide,
-          history: windowed,
-          userMessage: { content: input.userText, synthetic: input.synthetic },
-          loopMessages: [...loopMessages],
-          historyLimit: dependencies.config.chatHistoryLimit,
-        }),
+        guard(
+          buildChatMessages({
+            systemPrompt: moduleDefinition.systemPrompt,
+            contextBlocks,
+            toneGuide,
+            history,
+            userMessage: { content: input.userText, synthetic: input.synthetic },
+            loopMessages: [...loopMessages],
+            historyLimit: dependencies.config.chatHistoryLimit,
+          }),
+          { purpose: module },
+        ),
       recorder: createTurnRecorder({
         store,
         clock,

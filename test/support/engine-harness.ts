@@ -1,0 +1,151 @@
+/**
+ * An in-process PromptPipe engine for tests: SQLite in memory, the scripted fake LLM, a recording messenger and a
+ * manual clock. A week of a study runs in milliseconds with it.
+ */
+import { ConversationState } from '../../src/domain/conversation-state.ts';
+import { DataKey, type StateData } from '../../src/domain/data-keys.ts';
+import { sequentialIds } from '../../src/domain/ids.ts';
+import { formatParticipantBackground, type Participant } from '../../src/domain/participant.ts';
+import { parseProfile, type UserProfile } from '../../src/domain/profile.ts';
+import type { ConversationFlow } from '../../src/engine/conversation-flow.ts';
+import { createConversationFlow } from '../../src/engine/conversation-flow-service.ts';
+import { createHabitPromptGenerator } from '../../src/engine/habit-prompt-generator-service.ts';
+import { silentLogger } from '../../src/engine/logger.ts';
+import { createFeedbackModule } from '../../src/engine/modules/feedback-module.ts';
+import { createIntakeModule } from '../../src/engine/modules/intake-module.ts';
+import { newFlowState, readData, writeData } from '../../src/engine/participant-data.ts';
+import { createRecordingMessenger, type RecordingMessenger } from '../../src/engine/recording-messenger.ts';
+import { createRequestGuard } from '../../src/engine/request-validator.ts';
+import { loadSystemPrompts, type SystemPrompts } from '../../src/engine/system-prompts.ts';
+import type { TurnHooks } from '../../src/engine/turn-hooks.ts';
+import { createFakeLlm, type FakeLlm, type FakeResponder, type FakeStep } from '../../src/llm/fake-llm.ts';
+import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
+import { createInProcessLock } from '../../src/store/participant-lock.ts';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { createGenerateHabitPromptTool } from '../../src/tools/generate-habit-prompt-tool.ts';
+import { createSaveUserProfileTool } from '../../src/tools/save-user-profile-tool.ts';
+import type { Tool } from '../../src/tools/tool.ts';
+import { createToolRegistry, type ToolRegistry } from '../../src/tools/tool-registry.ts';
+import { createTransitionStateTool } from '../../src/tools/transition-state-tool.ts';
+
+export const START = new Date('2026-03-02T14:00:00.000Z');
+
+export interface EngineHarness {
+  store: Store;
+  llm: FakeLlm;
+  messenger: RecordingMessenger;
+  clock: ManualClock;
+  registry: ToolRegistry;
+  flow: ConversationFlow;
+  prompts: SystemPrompts;
+  participant: Participant;
+  send(
+    text: string,
+    extra?: { pollAnswer?: { question?: string; option: string } },
+  ): ReturnType<ConversationFlow['handleMessage']>;
+  data(): Promise<StateData>;
+  profile(): Promise<UserProfile>;
+  setData(entries: StateData): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  script?: FakeStep[] | FakeResponder;
+  debug?: boolean;
+  chatHistoryLimit?: number;
+  hooks?: TurnHooks;
+  extraTools?: Tool[];
+  store?: Store;
+  participant?: Partial<Participant>;
+}
+
+export async function createEngineHarness(options: HarnessOptions = {}): Promise<EngineHarness> {
+  const store = options.store ?? (await createSqliteStore({ filename: ':memory:' }));
+  const llm = createFakeLlm(options.script ?? []);
+  const messenger = createRecordingMessenger();
+  const clock = createManualClock(START);
+  const prompts = loadSystemPrompts({});
+  const generator = createHabitPromptGenerator({
+    store,
+    llm,
+    clock,
+    systemPrompt: prompts.promptGenerator,
+    log: silentLogger,
+  });
+  const registry = createToolRegistry([
+    createSaveUserProfileTool({ store, clock }),
+    createGenerateHabitPromptTool({ store, clock, generator, ...(options.hooks ? { hooks: options.hooks } : {}) }),
+    createTransitionStateTool({ store, clock }),
+    ...(options.extraTools ?? []),
+  ]);
+  const flow = createConversationFlow({
+    store,
+    llm,
+    registry,
+    messenger,
+    clock,
+    lock: createInProcessLock(),
+    modules: {
+      [ConversationState.INTAKE]: createIntakeModule(prompts.intake),
+      [ConversationState.FEEDBACK]: createFeedbackModule(prompts.feedback),
+    },
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+    config: { chatHistoryLimit: options.chatHistoryLimit ?? -1, debug: options.debug ?? false },
+    log: silentLogger,
+    requestGuard: createRequestGuard({ mode: 'throw', log: silentLogger }),
+  });
+  const newId = sequentialIds();
+  const participant: Participant = {
+    id: newId('p'),
+    phoneNumber: '+15551230001',
+    name: 'Ada',
+    gender: 'female',
+    ethnicity: '',
+    background: 'Night-shift nurse',
+    timezone: 'America/Toronto',
+    status: 'active',
+    enrolledAt: START,
+    createdAt: START,
+    updatedAt: START,
+    ...options.participant,
+  };
+  await store.participants.create(participant);
+  await store.flowStates.save(
+    newFlowState(participant.id, START, {
+      [DataKey.participantBackground]: formatParticipantBackground(participant),
+    }),
+  );
+  return {
+    store,
+    llm,
+    messenger,
+    clock,
+    registry,
+    flow,
+    prompts,
+    participant,
+    send: (text, extra = {}) =>
+      flow.handleMessage({
+        participantId: participant.id,
+        text,
+        receivedAt: clock.now(),
+        sourceMessageId: `in_${text.length}_${clock.now().getTime()}`,
+        ...(extra.pollAnswer ? { pollAnswer: extra.pollAnswer } : {}),
+      }),
+    data: () => readData(store, participant.id),
+    profile: async () => parseProfile((await readData(store, participant.id))[DataKey.userProfile], clock.now()),
+    setData: async (entries) => {
+      await writeData(store, participant.id, entries, clock.now());
+    },
+    close: () => store.close(),
+  };
+}
+
+/** The text of every system message of a request, joined. */
+export function systemText(request: { messages: { role: string; content: string }[] }): string {
+  return request.messages
+    .filter((message) => message.role === 'system')
+    .map((message) => message.content)
+    .join('\n');
+}
