@@ -13,7 +13,12 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-/** Opens (creating if needed) and migrates a SQLite database. */
+/**
+ * Opens (creating if needed) and migrates a SQLite database.
+ *
+ * Kysely drives better-sqlite3 through one connection behind a mutex: while `store.transaction(fn)` runs, a query on
+ * `store` itself (instead of the `tx` repositories) waits for the transaction that waits for it, and never returns.
+ */
 export async function createSqliteStore(options: SqliteStoreOptions): Promise<Store> {
   const database = new SqliteDatabase(options.filename);
   try {

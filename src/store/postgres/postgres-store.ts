@@ -1,0 +1,51 @@
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { AppError } from '../../domain/errors.ts';
+import type { Database } from '../kysely/database.ts';
+import { createKyselyStore } from '../kysely/kysely-store.ts';
+import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
+import type { Store } from '../store.ts';
+import { postgresDialect } from './postgres-dialect.ts';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database`. */
+  connectionString: string;
+  /**
+   * The PostgreSQL schema holding PromptPipe's tables, created if missing and made the search path of every pooled
+   * connection. Default: the server's search path (normally `public`). Tests pass a fresh one to isolate themselves.
+   */
+  schema?: string;
+  /** Largest number of pooled connections. Default 10. */
+  maxConnections?: number;
+  /** Told about errors of idle pooled connections (a server restart); the pool replaces them. */
+  onPoolError?: (error: Error) => void;
+}
+
+/** Letters, digits and underscores: the schema name goes into a startup parameter and DDL, so it is never quoted. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Connects, creates the schema if asked, and migrates a PostgreSQL database. */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const { schema } = options;
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    throw new AppError('invalid_input', `PostgreSQL schema name "${schema}" must match ${SCHEMA_NAME}`);
+  }
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 10,
+    // A startup parameter rather than a SET after connecting: it holds for every connection the pool ever opens,
+    // from its first statement, with no window in which a query could run against another schema.
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  // Without a listener, an idle connection's error (the server restarting) would be thrown and end the process.
+  pool.on('error', (error) => options.onPoolError?.(error));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+    await migrateToLatest(db as Kysely<unknown>, postgresDialect.schema, schema === undefined ? {} : { schema });
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return createKyselyStore({ db, dialect: postgresDialect });
+}
