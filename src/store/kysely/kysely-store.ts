@@ -35,12 +35,7 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect):
  * holds, and the transaction waits for it, forever. Use the `tx` repositories only. On PostgreSQL the same mistake
  * does not hang but runs outside the transaction, so it is wrong on both.
  */
-export function createKyselyStore(options: {
-  db: Kysely<Database>;
-  dialect: StoreDialect;
-  /** Runs after the database is closed: releases what the adapter opened besides the Kysely instance. */
-  onClose?: () => Promise<void>;
-}): Store {
+export function createKyselyStore(options: { db: Kysely<Database>; dialect: StoreDialect }): Store {
   const { db, dialect } = options;
   return {
     dialect: dialect.name,
@@ -53,7 +48,6 @@ export function createKyselyStore(options: {
     },
     async close() {
       await db.destroy();
-      await options.onClose?.();
     },
   };
 }
