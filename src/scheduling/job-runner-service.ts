@@ -1,0 +1,278 @@
+/**
+ * The durable job runner (implements the `JobRunner` port of `job-runner.ts`).
+ *
+ * - Claiming: `jobs.claimDue` marks due jobs running under a lease owned by this runner and increments their
+ *   attempts; jobs whose lease expired (a crashed process) are claimed again by the same call, so recovery after a
+ *   restart needs nothing more than running the runner.
+ * - Running: one handler per kind, under the participant's lock unless registered with `lock: false`.
+ * - Outcome as data: success → `complete`; a thrown error → back to pending at now + exponential back-off while
+ *   attempts remain, else `failed` with the error kept and a `job-failed` event.
+ * - Waking: on the system clock the loop sleeps until `jobs.nextDueAt()` (capped, so a jump of the wall clock is
+ *   noticed) and `notify()` cuts the sleep short. On a manual clock time only moves through `advanceTo`, so the
+ *   loop only wakes on `notify()` (e.g. a delivery enqueued "now" in a `PROMPTPIPE_CLOCK=manual` server).
+ */
+import { randomUUID } from 'node:crypto';
+import { AppError, errorMessage } from '../domain/errors.ts';
+import type { ParticipantLock } from '../store/participant-lock.ts';
+import type { Job, Store } from '../store/store.ts';
+import { type Clock, isManualClock } from './clock.ts';
+import type { JobHandler, JobRunner } from './job-runner.ts';
+import type { SchedulingLog } from './scheduling-log.ts';
+
+/** What happened to one run of a job: done, rescheduled for a retry, or given up. */
+export type JobRunOutcome = 'completed' | 'retrying' | 'failed';
+
+export interface JobRunReport {
+  /** How late the run started: now − run_at, never negative. */
+  lateMs: number;
+  outcome: JobRunOutcome;
+}
+
+export interface JobRunnerOptions {
+  store: Store;
+  clock: Clock;
+  lock: ParticipantLock;
+  log: SchedulingLog;
+  /** The lease owner written on claimed jobs; unique per process. */
+  owner?: string;
+  /** How long a claim holds a job before another runner may take it back. Default 10 minutes. */
+  leaseMs?: number;
+  /** At most this many jobs run at once. Default 10. */
+  batchSize?: number;
+  /** Delay before retry number `attempts` (1 after the first failure). Default 30 s · 2^(attempts − 1). */
+  backoff?: (attempts: number) => number;
+  /** The longest the system-clock loop sleeps without looking at the queue again. Default 60 s. */
+  maxSleepMs?: number;
+  /** Called after each run (metrics: lateness histogram, outcome counter). */
+  onJobRun?: (job: Job, report: JobRunReport) => void;
+}
+
+export const DEFAULT_LEASE_MS = 10 * 60_000;
+export const DEFAULT_BATCH_SIZE = 10;
+export const DEFAULT_MAX_SLEEP_MS = 60_000;
+
+/** 30 s, 60 s, 120 s, … */
+export function exponentialBackoff(attempts: number): number {
+  return 30_000 * 2 ** Math.max(0, attempts - 1);
+}
+
+/**
+ * When the queue says something is claimable now but the claim found nothing (another instance took it, or a lease
+ * expires exactly now), sleep this long rather than spin.
+ */
+const IDLE_RECHECK_MS = 1_000;
+/** After an error of the store itself (database unavailable), wait before trying again. */
+const STORE_ERROR_PAUSE_MS = 5_000;
+
+interface Registration {
+  handler: JobHandler;
+  lock: boolean;
+}
+
+export function createJobRunner(options: JobRunnerOptions): JobRunner {
+  const { store, clock, lock, log } = options;
+  const owner = options.owner ?? `runner_${randomUUID()}`;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const backoff = options.backoff ?? exponentialBackoff;
+  const maxSleepMs = options.maxSleepMs ?? DEFAULT_MAX_SLEEP_MS;
+
+  const registrations = new Map<string, Registration>();
+  const inFlight = new Set<Promise<void>>();
+
+  let running = false;
+  let loop: Promise<void> | undefined;
+  /** Set by notify() while the loop is busy, so the wake-up is not lost before the loop goes to sleep. */
+  let wakeRequested = false;
+  let wakeSleeper: (() => void) | undefined;
+
+  function wake(): void {
+    wakeRequested = true;
+    wakeSleeper?.();
+  }
+
+  /** Resolves after `milliseconds` (undefined: only on wake) or as soon as wake() is called. */
+  function sleep(milliseconds: number | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = milliseconds === undefined ? undefined : setTimeout(done, milliseconds);
+      function done(): void {
+        if (timer) clearTimeout(timer);
+        wakeSleeper = undefined;
+        resolve();
+      }
+      wakeSleeper = done;
+    });
+  }
+
+  async function settle(job: Job, registration: Registration | undefined, error: unknown): Promise<JobRunOutcome> {
+    const message = errorMessage(error);
+    const now = clock.now();
+    // A job re-claimed after its lease expired may already be past its attempts (a handler that crashes the
+    // process): it is given up rather than retried forever.
+    if (registration && job.attempts < job.maxAttempts) {
+      const retryAt = new Date(now.getTime() + backoff(job.attempts));
+      await store.jobs.fail(job.id, message, now, retryAt);
+      log.warn(
+        { jobId: job.id, kind: job.kind, attempts: job.attempts, retryAt: retryAt.toISOString(), error: message },
+        'job failed; will retry',
+      );
+      return 'retrying';
+    }
+    await store.transaction(async (tx) => {
+      await tx.jobs.fail(job.id, message, now);
+      await tx.events.record({
+        ...(job.participantId ? { participantId: job.participantId } : {}),
+        type: 'job-failed',
+        data: { job_id: job.id, kind: job.kind, attempts: job.attempts, error: message },
+        createdAt: now,
+      });
+    });
+    log.error({ jobId: job.id, kind: job.kind, attempts: job.attempts, error: message }, 'job failed for good');
+    return 'failed';
+  }
+
+  /** Never rejects: every failure of a run ends up as job data or a log line. */
+  function execute(job: Job): Promise<void> {
+    return executeUnguarded(job).catch((error: unknown) => {
+      log.error({ jobId: job.id, kind: job.kind, error: errorMessage(error) }, 'job run failed unexpectedly');
+    });
+  }
+
+  async function executeUnguarded(job: Job): Promise<void> {
+    const lateMs = Math.max(0, clock.now().getTime() - job.runAt.getTime());
+    const registration = registrations.get(job.kind);
+    let outcome: JobRunOutcome;
+    try {
+      if (!registration) {
+        throw new AppError('internal', `No handler is registered for job kind "${job.kind}".`);
+      }
+      if (job.attempts > job.maxAttempts) {
+        throw new AppError(
+          'internal',
+          `Gave up after ${job.maxAttempts} attempts: the job was claimed again after its lease expired (the process probably stopped while running it).`,
+        );
+      }
+      const run = () => registration.handler(job);
+      if (registration.lock && job.participantId) await lock.run(job.participantId, run);
+      else await run();
+    } catch (error) {
+      outcome = await settle(job, registration, error).catch((settleError: unknown) => {
+        // The lease will expire and the job will be claimed again: nothing is lost.
+        log.error({ jobId: job.id, error: errorMessage(settleError) }, 'could not record a job failure');
+        return 'retrying' as const;
+      });
+      options.onJobRun?.(job, { lateMs, outcome });
+      return;
+    }
+    try {
+      await store.jobs.complete(job.id, clock.now());
+      outcome = 'completed';
+    } catch (error) {
+      // The handler's work is committed; the job will run again when its lease expires, and handlers re-check
+      // their preconditions, so the repeat is harmless.
+      log.error({ jobId: job.id, error: errorMessage(error) }, 'could not mark a job completed');
+      outcome = 'retrying';
+    }
+    options.onJobRun?.(job, { lateMs, outcome });
+  }
+
+  /** Claims up to `limit` due jobs and starts them; returns their completions. */
+  async function claimAndStart(limit: number): Promise<Promise<void>[]> {
+    if (limit <= 0) return [];
+    const jobs = await store.jobs.claimDue({ now: clock.now(), owner, leaseMs, limit });
+    return jobs.map((job) => {
+      const completion = execute(job);
+      inFlight.add(completion);
+      void completion.finally(() => inFlight.delete(completion));
+      return completion;
+    });
+  }
+
+  async function runDue(): Promise<number> {
+    let count = 0;
+    for (;;) {
+      const started = await claimAndStart(batchSize);
+      if (started.length === 0) return count;
+      count += started.length;
+      await Promise.all(started);
+    }
+  }
+
+  /** How long the system-clock loop may sleep; undefined = until notified. */
+  async function sleepDuration(): Promise<number | undefined> {
+    if (isManualClock(clock)) return undefined;
+    const next = await store.jobs.nextDueAt();
+    if (!next) return maxSleepMs;
+    const untilDue = next.getTime() - clock.now().getTime();
+    return untilDue <= 0 ? IDLE_RECHECK_MS : Math.min(untilDue, maxSleepMs);
+  }
+
+  async function runLoop(): Promise<void> {
+    while (running) {
+      wakeRequested = false;
+      try {
+        const free = batchSize - inFlight.size;
+        const started = await claimAndStart(free);
+        // Each finished job frees a slot: look at the queue again.
+        for (const completion of started) void completion.finally(wake);
+        // A full batch means more may be due right now.
+        if (free > 0 && started.length === free) continue;
+        if (!running || wakeRequested) continue;
+        const duration = free > 0 ? await sleepDuration() : undefined;
+        if (!running || wakeRequested) continue;
+        await sleep(duration);
+      } catch (error) {
+        log.error({ error: errorMessage(error) }, 'job runner loop failed; pausing before retrying');
+        if (running) await sleep(STORE_ERROR_PAUSE_MS);
+      }
+    }
+  }
+
+  return {
+    register(kind, handler, registerOptions) {
+      if (registrations.has(kind)) {
+        throw new AppError('conflict', `A handler for job kind "${kind}" is already registered.`);
+      }
+      registrations.set(kind, { handler, lock: registerOptions?.lock ?? true });
+    },
+    start() {
+      if (running) return;
+      running = true;
+      loop = runLoop();
+    },
+    async stop() {
+      running = false;
+      wake();
+      await loop;
+      loop = undefined;
+      await Promise.allSettled([...inFlight]);
+    },
+    notify() {
+      wake();
+    },
+    runDue,
+    async advanceTo(target) {
+      if (!isManualClock(clock)) {
+        throw new AppError('invalid_input', 'advanceTo needs the manual clock (PROMPTPIPE_CLOCK=manual).');
+      }
+      let count = await runDue();
+      for (;;) {
+        // Jobs the background loop is running still hold leases: moving time past them would take them back.
+        await Promise.allSettled([...inFlight]);
+        const next = await store.jobs.nextDueAt();
+        if (!next || next.getTime() > target.getTime()) break;
+        if (next.getTime() > clock.now().getTime()) clock.set(next);
+        const ran = await runDue();
+        count += ran;
+        if (ran === 0) {
+          // Claimable "at" next but not yet (a lease expiring exactly now is taken back only after it): step past.
+          const nudged = clock.now().getTime() + 1;
+          if (nudged > target.getTime()) break;
+          clock.set(new Date(nudged));
+        }
+      }
+      if (clock.now().getTime() < target.getTime()) clock.set(target);
+      return count + (await runDue());
+    },
+  };
+}

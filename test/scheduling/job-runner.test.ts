@@ -1,0 +1,281 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createManualClock, type ManualClock, systemClock } from '../../src/scheduling/clock.ts';
+import type { JobRunner } from '../../src/scheduling/job-runner.ts';
+import { createJobRunner, exponentialBackoff, type JobRunReport } from '../../src/scheduling/job-runner-service.ts';
+import { silentLog } from '../../src/scheduling/scheduling-log.ts';
+import { createInProcessLock, type ParticipantLock } from '../../src/store/participant-lock.ts';
+import type { Job, NewJob, Store } from '../../src/store/store.ts';
+import { createMemoryStore, minutes } from './scheduling-fixtures.ts';
+
+const T0 = new Date('2026-03-02T14:00:00.000Z');
+const at = (milliseconds: number) => new Date(T0.getTime() + milliseconds);
+
+let store: Store;
+let clock: ManualClock;
+let jobCounter = 0;
+
+beforeEach(async () => {
+  store = await createMemoryStore();
+  clock = createManualClock(T0);
+  jobCounter = 0;
+});
+
+afterEach(async () => {
+  await store.close();
+});
+
+function newJob(overrides: Partial<NewJob> = {}): NewJob {
+  jobCounter += 1;
+  return { id: `job_${jobCounter}`, kind: 'test', participantId: 'p_1', runAt: T0, payload: {}, ...overrides };
+}
+
+function runnerWith(overrides: Partial<Parameters<typeof createJobRunner>[0]> = {}): JobRunner {
+  return createJobRunner({
+    store,
+    clock,
+    lock: createInProcessLock(),
+    log: silentLog,
+    owner: 'test-runner',
+    ...overrides,
+  });
+}
+
+describe('running jobs', () => {
+  it('runs a due job, completes it and reports its lateness', async () => {
+    const reports: { job: Job; report: JobRunReport }[] = [];
+    const runner = runnerWith({ onJobRun: (job, report) => reports.push({ job, report }) });
+    const seen: string[] = [];
+    runner.register('test', async (job) => {
+      seen.push(job.id);
+    });
+    await store.jobs.enqueue(newJob({ runAt: at(-minutes(2)) }), T0);
+    await store.jobs.enqueue(newJob({ runAt: at(minutes(5)) }), T0);
+
+    expect(await runner.runDue()).toBe(1);
+
+    expect(seen).toEqual(['job_1']);
+    expect((await store.jobs.get('job_1'))?.status).toBe('completed');
+    expect((await store.jobs.get('job_2'))?.status).toBe('pending');
+    expect(reports.map(({ job, report }) => [job.id, report])).toEqual([
+      ['job_1', { lateMs: minutes(2), outcome: 'completed' }],
+    ]);
+  });
+
+  it('fails a job of an unknown kind at once, with a clear error and a job-failed event', async () => {
+    const runner = runnerWith();
+    await store.jobs.enqueue(newJob({ kind: 'mystery' }), T0);
+
+    await runner.runDue();
+
+    const job = await store.jobs.get('job_1');
+    expect(job?.status).toBe('failed');
+    expect(job?.lastError).toContain('No handler is registered for job kind "mystery"');
+    const events = await store.events.list({ type: 'job-failed' });
+    expect(events).toHaveLength(1);
+    expect(events[0]?.data).toMatchObject({ job_id: 'job_1', kind: 'mystery' });
+  });
+
+  it('refuses to register two handlers for one kind', () => {
+    const runner = runnerWith();
+    runner.register('test', async () => undefined);
+    expect(() => runner.register('test', async () => undefined)).toThrow(/already registered/);
+  });
+});
+
+describe('failures', () => {
+  it('retries with exponential back-off, then fails for good keeping the error', async () => {
+    const outcomes: string[] = [];
+    const runner = runnerWith({ onJobRun: (_job, report) => outcomes.push(report.outcome) });
+    const attemptsSeen: { attempts: number; at: string }[] = [];
+    runner.register('test', async (job) => {
+      attemptsSeen.push({ attempts: job.attempts, at: clock.now().toISOString() });
+      throw new Error(`boom ${job.attempts}`);
+    });
+    await store.jobs.enqueue(newJob({ maxAttempts: 3 }), T0);
+
+    await runner.runDue();
+    const afterFirst = await store.jobs.get('job_1');
+    expect(afterFirst?.status).toBe('pending');
+    expect(afterFirst?.lastError).toBe('boom 1');
+    expect(afterFirst?.runAt).toEqual(at(30_000));
+
+    await runner.advanceTo(at(minutes(10)));
+
+    expect(attemptsSeen).toEqual([
+      { attempts: 1, at: T0.toISOString() },
+      { attempts: 2, at: at(30_000).toISOString() },
+      { attempts: 3, at: at(90_000).toISOString() },
+    ]);
+    expect(outcomes).toEqual(['retrying', 'retrying', 'failed']);
+    const failed = await store.jobs.get('job_1');
+    expect(failed?.status).toBe('failed');
+    expect(failed?.lastError).toBe('boom 3');
+    const events = await store.events.list({ participantId: 'p_1', type: 'job-failed' });
+    expect(events.map((event) => event.data)).toEqual([
+      { job_id: 'job_1', kind: 'test', attempts: 3, error: 'boom 3' },
+    ]);
+  });
+
+  it('doubles the default back-off from 30 seconds', () => {
+    expect([1, 2, 3, 4].map(exponentialBackoff)).toEqual([30_000, 60_000, 120_000, 240_000]);
+  });
+
+  it('uses an injected back-off', async () => {
+    const runner = runnerWith({ backoff: (attempts) => attempts * 1000 });
+    runner.register('test', async () => {
+      throw new Error('nope');
+    });
+    await store.jobs.enqueue(newJob(), T0);
+    await runner.runDue();
+    expect((await store.jobs.get('job_1'))?.runAt).toEqual(at(1000));
+  });
+});
+
+describe('leases', () => {
+  it('takes back a job whose lease expired (a crashed runner) and runs it', async () => {
+    await store.jobs.enqueue(newJob(), T0);
+    const [abandoned] = await store.jobs.claimDue({ now: T0, owner: 'crashed', leaseMs: minutes(5), limit: 10 });
+    expect(abandoned?.status).toBe('running');
+
+    const seen: { owner: string | undefined; attempts: number }[] = [];
+    const runner = runnerWith();
+    runner.register('test', async (job) => {
+      seen.push({ owner: job.leaseOwner, attempts: job.attempts });
+    });
+
+    expect(await runner.runDue()).toBe(0);
+    await runner.advanceTo(at(minutes(6)));
+
+    expect(seen).toEqual([{ owner: 'test-runner', attempts: 2 }]);
+    expect((await store.jobs.get('job_1'))?.status).toBe('completed');
+  });
+
+  it('gives up on a job taken back after its last attempt instead of running it again', async () => {
+    await store.jobs.enqueue(newJob({ maxAttempts: 1 }), T0);
+    await store.jobs.claimDue({ now: T0, owner: 'crashed', leaseMs: 1000, limit: 10 });
+    const handler = vi.fn(async () => undefined);
+    const runner = runnerWith();
+    runner.register('test', handler);
+
+    await runner.advanceTo(at(5000));
+
+    expect(handler).not.toHaveBeenCalled();
+    const job = await store.jobs.get('job_1');
+    expect(job?.status).toBe('failed');
+    expect(job?.lastError).toMatch(/lease expired/);
+  });
+});
+
+describe('participant lock', () => {
+  it('serialises the jobs of one participant and runs lock:false kinds without the lock', async () => {
+    const inner = createInProcessLock();
+    const locked: string[] = [];
+    const lock: ParticipantLock = {
+      run(participantId, work) {
+        locked.push(participantId);
+        return inner.run(participantId, work);
+      },
+    };
+    const runner = runnerWith({ lock });
+    const timeline: string[] = [];
+    let active = 0;
+    let maxActive = 0;
+    runner.register('test', async (job) => {
+      active += 1;
+      maxActive = Math.max(maxActive, active);
+      timeline.push(`start ${job.id}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      timeline.push(`end ${job.id}`);
+      active -= 1;
+    });
+    runner.register('unlocked', async () => undefined, { lock: false });
+    await store.jobs.enqueue(newJob(), T0);
+    await store.jobs.enqueue(newJob(), T0);
+    await store.jobs.enqueue(newJob({ kind: 'unlocked' }), T0);
+
+    expect(await runner.runDue()).toBe(3);
+
+    expect(maxActive).toBe(1);
+    expect(timeline).toEqual(['start job_1', 'end job_1', 'start job_2', 'end job_2']);
+    expect(locked).toEqual(['p_1', 'p_1']);
+  });
+});
+
+describe('advanceTo', () => {
+  it('stops at each due time in order, including jobs enqueued by handlers during the advance', async () => {
+    const runner = runnerWith();
+    const runs: string[] = [];
+    runner.register('test', async (job) => {
+      runs.push(`${job.id}@${clock.now().toISOString()}`);
+      if (job.id === 'job_1') {
+        await store.jobs.enqueue(newJob({ id: 'job_follow_up', runAt: at(minutes(30)) }), clock.now());
+        await store.jobs.enqueue(newJob({ id: 'job_now', runAt: clock.now() }), clock.now());
+      }
+    });
+    await store.jobs.enqueue(newJob({ runAt: at(minutes(10)) }), T0);
+    await store.jobs.enqueue(newJob({ runAt: at(minutes(60)) }), T0);
+    await store.jobs.enqueue(newJob({ runAt: at(minutes(180)) }), T0);
+
+    const ran = await runner.advanceTo(at(minutes(120)));
+
+    expect(ran).toBe(4);
+    expect(runs).toEqual([
+      `job_1@${at(minutes(10)).toISOString()}`,
+      `job_now@${at(minutes(10)).toISOString()}`,
+      `job_follow_up@${at(minutes(30)).toISOString()}`,
+      `job_2@${at(minutes(60)).toISOString()}`,
+    ]);
+    expect(clock.now()).toEqual(at(minutes(120)));
+    expect((await store.jobs.get('job_3'))?.status).toBe('pending');
+  });
+
+  it('is refused on the system clock', async () => {
+    const runner = createJobRunner({ store, clock: systemClock, lock: createInProcessLock(), log: silentLog });
+    await expect(runner.advanceTo(new Date())).rejects.toMatchObject({ code: 'invalid_input' });
+  });
+});
+
+describe('wake loop on the system clock', () => {
+  it('wakes on notify, sleeps until the next due job, and stops gracefully', async () => {
+    const runner = createJobRunner({ store, clock: systemClock, lock: createInProcessLock(), log: silentLog });
+    const ran: string[] = [];
+    let releaseSlowJob: () => void = () => undefined;
+    const slowJobStarted = new Promise<void>((started) => {
+      runner.register('slow', async (job) => {
+        started();
+        await new Promise<void>((release) => {
+          releaseSlowJob = release;
+        });
+        ran.push(job.id);
+      });
+    });
+    runner.register('test', async (job) => {
+      ran.push(job.id);
+    });
+    runner.start();
+
+    // Enqueued after start: only notify() tells the sleeping loop (its cap is a minute).
+    await store.jobs.enqueue(newJob({ runAt: new Date() }), new Date());
+    runner.notify();
+    await vi.waitFor(() => expect(ran).toContain('job_1'), { timeout: 5000 });
+
+    // Due shortly: the loop sleeps until then on its own.
+    await store.jobs.enqueue(newJob({ runAt: new Date(Date.now() + 50) }), new Date());
+    runner.notify();
+    await vi.waitFor(() => expect(ran).toContain('job_2'), { timeout: 5000 });
+
+    await store.jobs.enqueue(newJob({ kind: 'slow', runAt: new Date() }), new Date());
+    runner.notify();
+    await slowJobStarted;
+    let stopped = false;
+    const stopping = runner.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stopped).toBe(false);
+    releaseSlowJob();
+    await stopping;
+    expect(ran).toEqual(['job_1', 'job_2', 'job_3']);
+    expect((await store.jobs.get('job_3'))?.status).toBe('completed');
+  });
+});
