@@ -22,6 +22,12 @@ import { pairToolResults } from './request-validator.ts';
 /** Used when no user message exists for this turn and the caller gave no synthetic one. */
 export const DEFAULT_SYNTHETIC_USER_MESSAGE =
   '(The participant has not sent a new message. Continue the conversation.)';
+/**
+ * Opens a conversation whose stored history starts with the assistant (the enrollment greeting answered a
+ * synthetic hint that was never stored): without it the greeting — the question the participant is answering —
+ * would have to be dropped to keep the first non-system message a user message.
+ */
+export const CONVERSATION_OPENED_MESSAGE = '(The participant joined the conversation.)';
 /** Stands in for a user message without text (for example a bare media message). */
 export const EMPTY_USER_MESSAGE_PLACEHOLDER = '(empty message)';
 
@@ -75,6 +81,22 @@ export function windowHistory(history: readonly ConversationMessage[], historyLi
   return turnStart === -1 ? [] : window.slice(turnStart);
 }
 
+/**
+ * The assistant messages that open the stored history (a greeting, prompts sent before any reply), kept only when
+ * the window reaches back to the very start of the conversation: a window cut in the middle starts at a turn.
+ */
+function openingAssistantMessages(
+  history: readonly ConversationMessage[],
+  historyLimit: number,
+): ConversationMessage[] {
+  if (historyLimit === 0) return [];
+  const spoken = history.filter((message) => message.content.trim() !== '');
+  if (historyLimit > 0 && spoken.length > historyLimit) return [];
+  const firstUser = spoken.findIndex((message) => message.role === 'user');
+  const opening = firstUser === -1 ? spoken : spoken.slice(0, firstUser);
+  return historyLimit > 0 ? opening.slice(-historyLimit) : opening;
+}
+
 function currentUserMessage(input: ChatMessagesInput, history: readonly ChatMessage[]): ChatMessage[] {
   const current = input.userMessage;
   if (current === undefined) {
@@ -92,10 +114,12 @@ export function buildChatMessages(input: ChatMessagesInput): ChatMessage[] {
     throw new AppError('internal', 'loopMessages must not contain system messages');
   }
   const persisted = isCurrentMessageEcho(input.history.at(-1), input) ? input.history.slice(0, -1) : input.history;
-  const history: ChatMessage[] = windowHistory(persisted, input.historyLimit).map((message) => ({
-    role: message.role,
-    content: message.content,
-  }));
+  const opening = openingAssistantMessages(persisted, input.historyLimit);
+  const windowed = [...opening, ...windowHistory(persisted, input.historyLimit)];
+  const history: ChatMessage[] = [
+    ...(opening.length > 0 ? [{ role: 'user' as const, content: CONVERSATION_OPENED_MESSAGE }] : []),
+    ...windowed.map((message) => ({ role: message.role, content: message.content })),
+  ];
   return [
     ...systemMessages(input),
     ...history,

@@ -3,6 +3,7 @@ import type { ConversationMessage } from '../../src/domain/history.ts';
 import {
   buildChatMessages,
   type ChatMessagesInput,
+  CONVERSATION_OPENED_MESSAGE,
   DEFAULT_SYNTHETIC_USER_MESSAGE,
   EMPTY_USER_MESSAGE_PLACEHOLDER,
   mergeSystemMessages,
@@ -113,9 +114,26 @@ describe('guarantee 1 — system content only at the start, contiguous', () => {
 });
 
 describe('guarantee 2 — the first and last non-system messages are user messages', () => {
-  it('drops leading assistant messages of the history', () => {
+  it('keeps the assistant messages that open the conversation behind a synthetic opener', () => {
     const messages = buildChatMessages(
       input({ history: [assistant('Welcome!'), assistant('What habit?'), user('walking'), assistant('Great.')] }),
+    );
+    expect(nonSystem(messages)).toEqual([
+      { role: 'user', content: CONVERSATION_OPENED_MESSAGE },
+      { role: 'assistant', content: 'Welcome!' },
+      { role: 'assistant', content: 'What habit?' },
+      { role: 'user', content: 'walking' },
+      { role: 'assistant', content: 'Great.' },
+      { role: 'user', content: 'hello' },
+    ]);
+  });
+
+  it('drops leading assistant messages when the window cuts the history mid-conversation', () => {
+    const messages = buildChatMessages(
+      input({
+        history: [user('hi'), assistant('Welcome!'), assistant('What habit?'), user('walking'), assistant('Great.')],
+        historyLimit: 4,
+      }),
     );
     expect(nonSystem(messages)).toEqual([
       { role: 'user', content: 'walking' },

@@ -183,7 +183,9 @@ describe('processResponse', () => {
   });
 
   it('greets from a synthetic hint that is never stored as a participant message', async () => {
-    harness = await createEngineHarness({ script: [{ content: 'Welcome, Ada! What habit would you like to build?' }] });
+    harness = await createEngineHarness({
+      script: [{ content: 'Welcome, Ada! What habit would you like to build?' }, { content: 'Walking it is.' }],
+    });
     const result = await harness.flow.greet(harness.participant.id);
     expect(result.reply).toContain('Welcome');
     expect(lastUser(harness.llm.requests[0])).toContain('joined the conversation');
@@ -191,6 +193,13 @@ describe('processResponse', () => {
     expect(transcript.filter((entry) => entry.role === 'user')).toHaveLength(0);
     const history = parseHistory((await harness.data())[DataKey.conversationHistory]);
     expect(history.messages.map((message) => message.role)).toEqual(['assistant']);
+
+    // The next turn still shows the model the greeting the participant is answering.
+    await harness.send('walking');
+    const next = harness.llm.requests[1]?.messages.filter((message) => message.role !== 'system') ?? [];
+    expect(next.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(next[1]?.content).toContain('What habit would you like');
+    expect(next[2]?.content).toBe('walking');
   });
 
   it('puts the participant background and intake status in the context', async () => {
