@@ -1,0 +1,118 @@
+/**
+ * Feedback timers (§5.5), which the original defined but never started. When a habit prompt is delivered inside
+ * the conversation, the initial timeout (`FEEDBACK_INITIAL_TIMEOUT`) asks how it went and schedules the follow-up
+ * (`FEEDBACK_FOLLOWUP_DELAY`), which asks once more. Every FEEDBACK turn cancels both (`cancelPendingFeedback`).
+ *
+ * `feedbackState` moves `waiting_initial` → `followup_sent` → `completed`; a timer finding `completed` does nothing.
+ */
+import { FeedbackState } from '../../domain/conversation-state.ts';
+import { DataKey } from '../../domain/data-keys.ts';
+import { appendToHistory } from '../../engine/conversation-history.ts';
+import { writeData } from '../../engine/participant-data.ts';
+import type { Job, StoreRepositories } from '../../store/store.ts';
+import type { DeferredSend } from './deferred-sends.ts';
+import { recordProactiveSent, shouldSendNudge } from './engagement-guard.ts';
+import { recordTimerSkipped, runTimerJob, type TimerJobContext } from './run-timer-job.ts';
+import type { TimerConfig, TimerDependencies } from './timer-dependencies.ts';
+import { cancelTimerJob, enqueueTimerJob, TIMER_ID_DATA_KEY, TimerJobKind } from './timer-jobs.ts';
+
+export const FEEDBACK_INITIAL_NUDGE =
+  'How did it go with the habit we talked about? Reply with a quick update whenever you can.';
+export const FEEDBACK_FOLLOWUP_NUDGE =
+  'Checking in once more: did you get a chance to try it? Even a one-word answer helps.';
+
+type FeedbackTimerDependencies = {
+  config: Pick<TimerConfig, 'feedbackInitialTimeoutMs'>;
+  newId: TimerDependencies['newId'];
+};
+
+/**
+ * `generate_habit_prompt` delivered a prompt in the conversation: a new feedback cycle starts. A follow-up still
+ * pending from an earlier prompt is cancelled; it would ask about the wrong prompt. A zero or negative timeout
+ * disables the nudges (the state still records that feedback is awaited).
+ */
+export async function scheduleFeedbackCollection(
+  tx: StoreRepositories,
+  request: { participantId: string; at: Date },
+  dependencies: FeedbackTimerDependencies,
+): Promise<Job | undefined> {
+  const { participantId, at } = request;
+  await cancelTimerJob(tx, TimerJobKind.FEEDBACK_FOLLOWUP, participantId, at);
+  await writeData(tx, participantId, { [DataKey.feedbackState]: FeedbackState.WAITING_INITIAL }, at);
+  const timeout = dependencies.config.feedbackInitialTimeoutMs;
+  if (timeout <= 0) {
+    await cancelTimerJob(tx, TimerJobKind.FEEDBACK_TIMEOUT, participantId, at);
+    return undefined;
+  }
+  return enqueueTimerJob(tx, {
+    kind: TimerJobKind.FEEDBACK_TIMEOUT,
+    participantId,
+    runAt: new Date(at.getTime() + timeout),
+    now: at,
+    newId: dependencies.newId,
+  });
+}
+
+/**
+ * `CancelPendingFeedback`: the participant gave feedback (a FEEDBACK turn ran), so neither nudge is needed.
+ * Called by the engine after every FEEDBACK turn, in that turn's transaction.
+ */
+export async function cancelPendingFeedback(tx: StoreRepositories, participantId: string, now: Date): Promise<void> {
+  await cancelTimerJob(tx, TimerJobKind.FEEDBACK_TIMEOUT, participantId, now);
+  await cancelTimerJob(tx, TimerJobKind.FEEDBACK_FOLLOWUP, participantId, now);
+  await writeData(tx, participantId, { [DataKey.feedbackState]: FeedbackState.COMPLETED }, now);
+}
+
+/**
+ * What both nudges share: nothing once feedback is completed, nothing for an idle participant, otherwise count
+ * the proactive message, put it in the working history (the model must see what it asked) and send it.
+ */
+async function decideNudge(
+  tx: StoreRepositories,
+  context: TimerJobContext,
+  kind: typeof TimerJobKind.FEEDBACK_TIMEOUT | typeof TimerJobKind.FEEDBACK_FOLLOWUP,
+  text: string,
+  dependencies: TimerDependencies,
+): Promise<DeferredSend[]> {
+  const { participant, data, now, job } = context;
+  const participantId = participant.id;
+  await writeData(tx, participantId, { [TIMER_ID_DATA_KEY[kind]]: '' }, now);
+  if (data[DataKey.feedbackState] === FeedbackState.COMPLETED) return [];
+  if (!shouldSendNudge(data)) {
+    await recordTimerSkipped(tx, { job, now, participantId }, 'participant-idle');
+    return [];
+  }
+  await recordProactiveSent(tx, participantId, now, dependencies.config);
+  await appendToHistory(tx, participantId, [{ role: 'assistant', content: text, timestamp: now.toISOString() }], now);
+  return [{ participantId, message: { type: 'text', text }, options: { kind: 'proactive', module: 'FEEDBACK' } }];
+}
+
+/** The `feedback_timeout` job handler: the first nudge, then the follow-up is scheduled. */
+export function createFeedbackTimeoutHandler(dependencies: TimerDependencies): (job: Job) => Promise<void> {
+  return (job) =>
+    runTimerJob(dependencies, job, TIMER_ID_DATA_KEY[TimerJobKind.FEEDBACK_TIMEOUT], async (tx, context) => {
+      const sends = await decideNudge(tx, context, TimerJobKind.FEEDBACK_TIMEOUT, FEEDBACK_INITIAL_NUDGE, dependencies);
+      if (sends.length === 0) return sends;
+      const { participant, now } = context;
+      await writeData(tx, participant.id, { [DataKey.feedbackState]: FeedbackState.FOLLOWUP_SENT }, now);
+      const delay = dependencies.config.feedbackFollowupDelayMs;
+      if (delay > 0) {
+        await enqueueTimerJob(tx, {
+          kind: TimerJobKind.FEEDBACK_FOLLOWUP,
+          participantId: participant.id,
+          runAt: new Date(now.getTime() + delay),
+          now,
+          newId: dependencies.newId,
+        });
+      }
+      return sends;
+    });
+}
+
+/** The `feedback_followup` job handler: the second and last nudge. */
+export function createFeedbackFollowupHandler(dependencies: TimerDependencies): (job: Job) => Promise<void> {
+  return (job) =>
+    runTimerJob(dependencies, job, TIMER_ID_DATA_KEY[TimerJobKind.FEEDBACK_FOLLOWUP], (tx, context) =>
+      decideNudge(tx, context, TimerJobKind.FEEDBACK_FOLLOWUP, FEEDBACK_FOLLOWUP_NUDGE, dependencies),
+    );
+}

@@ -1,0 +1,39 @@
+/**
+ * What the timers are built from: one named-options object, wired in the composition root (see `index.ts`).
+ */
+import type { Config } from '../../config.ts';
+import type { NewId } from '../../domain/ids.ts';
+import type { Messenger } from '../../engine/messenger.ts';
+import type { Store } from '../../store/store.ts';
+import type { Clock } from '../clock.ts';
+import type { SchedulingLog } from '../scheduling-log.ts';
+
+/** The settings the timers read; a subset of `Config['scheduling']`, so tests can pass a literal. */
+export type TimerConfig = Pick<
+  Config['scheduling'],
+  | 'dailyPromptReminderDelayMs'
+  | 'autoFeedbackAfterPromptEnabled'
+  | 'feedbackInitialTimeoutMs'
+  | 'feedbackFollowupDelayMs'
+  | 'idleAfterUnanswered'
+  | 'idlePausesPrompts'
+>;
+
+/** The defaults of `config.ts`, for tests and tools that build timers without a full configuration. */
+export const DEFAULT_TIMER_CONFIG: TimerConfig = {
+  dailyPromptReminderDelayMs: 5 * 60 * 60_000,
+  autoFeedbackAfterPromptEnabled: true,
+  feedbackInitialTimeoutMs: 15 * 60_000,
+  feedbackFollowupDelayMs: 3 * 60 * 60_000,
+  idleAfterUnanswered: 3,
+  idlePausesPrompts: false,
+};
+
+export interface TimerDependencies {
+  store: Store;
+  clock: Clock;
+  newId: NewId;
+  messenger: Messenger;
+  config: TimerConfig;
+  log: SchedulingLog;
+}

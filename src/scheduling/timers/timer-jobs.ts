@@ -1,0 +1,77 @@
+/**
+ * The timer job kinds of a conversation (§5.2–§5.5), their dedup keys and the data keys that hold their job ids.
+ *
+ * Glossary:
+ * - timer: a durable job that belongs to one participant and is "the" pending job of its kind for them; enqueuing a
+ *   new one replaces the old one through its dedup key `{kind}:{participantId}`.
+ * - timer id: the job id, also written to a data key (`dailyPromptReminderTimerID`, …) in the same transaction, so
+ *   a handler can tell whether it is still the current timer and an operator can see what is pending.
+ */
+import { DataKey } from '../../domain/data-keys.ts';
+import type { NewId } from '../../domain/ids.ts';
+import { writeData } from '../../engine/participant-data.ts';
+import type { Job, StoreRepositories } from '../../store/store.ts';
+
+export const TimerJobKind = {
+  DAILY_PROMPT_REMINDER: 'daily_prompt_reminder',
+  AUTO_FEEDBACK: 'auto_feedback',
+  FEEDBACK_TIMEOUT: 'feedback_timeout',
+  FEEDBACK_FOLLOWUP: 'feedback_followup',
+  STATE_TRANSITION: 'state_transition',
+} as const;
+export type TimerJobKind = (typeof TimerJobKind)[keyof typeof TimerJobKind];
+
+/** Where each timer keeps its job id. */
+export const TIMER_ID_DATA_KEY: Readonly<Record<TimerJobKind, DataKey>> = {
+  [TimerJobKind.DAILY_PROMPT_REMINDER]: DataKey.dailyPromptReminderTimerID,
+  [TimerJobKind.AUTO_FEEDBACK]: DataKey.autoFeedbackTimerID,
+  [TimerJobKind.FEEDBACK_TIMEOUT]: DataKey.feedbackTimerID,
+  [TimerJobKind.FEEDBACK_FOLLOWUP]: DataKey.feedbackFollowupTimerID,
+  [TimerJobKind.STATE_TRANSITION]: DataKey.stateTransitionTimerID,
+};
+
+/** `daily_prompt_reminder:{id}`, `auto_feedback:{id}`, … (the same format as `autoFeedbackJobKey`). */
+export function timerJobKey(kind: TimerJobKind, participantId: string): string {
+  return `${kind}:${participantId}`;
+}
+
+export interface TimerJobRequest {
+  kind: TimerJobKind;
+  participantId: string;
+  runAt: Date;
+  payload?: Record<string, unknown>;
+  now: Date;
+  newId: NewId;
+}
+
+/**
+ * Enqueues (or replaces) a participant's timer of this kind and records its id under the timer's data key, in the
+ * caller's transaction: the job and the id that names it commit together.
+ */
+export async function enqueueTimerJob(tx: StoreRepositories, request: TimerJobRequest): Promise<Job> {
+  const job = await tx.jobs.enqueue(
+    {
+      id: request.newId('job'),
+      kind: request.kind,
+      participantId: request.participantId,
+      runAt: request.runAt,
+      payload: request.payload ?? {},
+      dedupKey: timerJobKey(request.kind, request.participantId),
+    },
+    request.now,
+  );
+  await writeData(tx, request.participantId, { [TIMER_ID_DATA_KEY[request.kind]]: job.id }, request.now);
+  return job;
+}
+
+/** Cancels a participant's pending timer of this kind and clears its id. Returns whether a job was cancelled. */
+export async function cancelTimerJob(
+  tx: StoreRepositories,
+  kind: TimerJobKind,
+  participantId: string,
+  now: Date,
+): Promise<boolean> {
+  const cancelled = await tx.jobs.cancelByKey(timerJobKey(kind, participantId), now);
+  await writeData(tx, participantId, { [TIMER_ID_DATA_KEY[kind]]: '' }, now);
+  return cancelled > 0;
+}
