@@ -1,0 +1,48 @@
+/**
+ * `/admin/clock`: with `PROMPTPIPE_CLOCK=manual`, tests and demos move time forward; the job runner runs, in order,
+ * everything that became due, and the response comes when all of it has finished. With the system clock the
+ * endpoint answers 409: real time cannot be moved.
+ */
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../domain/errors.ts';
+import { type Clock, isManualClock } from '../../scheduling/clock.ts';
+import type { JobRunner } from '../../scheduling/job-runner.ts';
+import { ok } from '../envelope.ts';
+import { clockBodySchema } from '../schemas.ts';
+import { parseInput } from '../validation.ts';
+
+export const CLOCK_PATH = '/admin/clock';
+
+export function registerAdminRoutes(
+  app: FastifyInstance,
+  options: { clock: Clock; runner: Pick<JobRunner, 'advanceTo'> | undefined },
+): void {
+  const { clock, runner } = options;
+  const manual = isManualClock(clock);
+
+  app.get(CLOCK_PATH, async () => ok({ now: clock.now().toISOString(), mode: manual ? 'manual' : 'system' }));
+
+  // Serialised: two overlapping advances would each run "everything due" and race on the same jobs.
+  let advancing: Promise<unknown> = Promise.resolve();
+  app.post(CLOCK_PATH, async (request) => {
+    if (!manual || !runner) {
+      throw new AppError('conflict', 'the clock is not manual: start the server with PROMPTPIPE_CLOCK=manual');
+    }
+    const body = parseInput(clockBodySchema, request.body, 'request body');
+    const work = advancing.then(async () => {
+      const now = clock.now();
+      const target =
+        body.set_to !== undefined ? new Date(body.set_to) : new Date(now.getTime() + (body.advance_ms ?? 0));
+      if (target.getTime() < now.getTime()) {
+        throw new AppError(
+          'invalid_input',
+          `set_to ${target.toISOString()} is before the current time ${now.toISOString()}; the clock only moves forward`,
+        );
+      }
+      const jobsRun = await runner.advanceTo(target);
+      return { now: clock.now().toISOString(), jobs_run: jobsRun };
+    });
+    advancing = work.catch(() => undefined);
+    return ok(await work);
+  });
+}

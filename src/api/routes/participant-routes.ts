@@ -1,0 +1,111 @@
+/**
+ * `/conversation/participants…`: enrollment, reading, updating and unregistering participants, and the organiser's
+ * views and actions on their conversation. Thin: validate, call the participant service, shape the JSON.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ParticipantStatus } from '../../domain/participant.ts';
+import type { ParticipantService } from '../../participants/participant-service.ts';
+import { ok } from '../envelope.ts';
+import {
+  deleteQuerySchema,
+  enrollmentBodySchema,
+  historyQuerySchema,
+  listQuerySchema,
+  organiserMessageBodySchema,
+  participantIdParamsSchema,
+  transitionBodySchema,
+  updateBodySchema,
+} from '../schemas.ts';
+import { parseInput } from '../validation.ts';
+import { historyEntryJson, participantJson, stateJson } from '../views.ts';
+
+export const PARTICIPANTS_PATH = '/conversation/participants';
+
+/** `{name: undefined}` → `{}`: the service's options are exact (exactOptionalPropertyTypes). */
+function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}
+
+export function registerParticipantRoutes(app: FastifyInstance, options: { participants: ParticipantService }): void {
+  const { participants } = options;
+  const idOf = (params: unknown): string => parseInput(participantIdParamsSchema, params, 'path').id;
+
+  app.post(PARTICIPANTS_PATH, async (request, reply) => {
+    const body = parseInput(enrollmentBodySchema, request.body, 'request body');
+    const { phone_number: phoneNumber, ...details } = body;
+    const participant = await participants.enroll({ phoneNumber, ...defined(details) }, { source: 'api' });
+    return reply.code(201).send(ok(participantJson(participant), 'Conversation participant enrolled successfully'));
+  });
+
+  app.get(PARTICIPANTS_PATH, async (request) => {
+    const query = parseInput(listQuerySchema, request.query, 'query');
+    const list = await participants.list(query.status ? { status: query.status as ParticipantStatus } : {});
+    return ok(list.map(participantJson));
+  });
+
+  app.get(`${PARTICIPANTS_PATH}/:id`, async (request) =>
+    ok(participantJson(await participants.get(idOf(request.params)))),
+  );
+
+  app.put(`${PARTICIPANTS_PATH}/:id`, async (request) => {
+    const id = idOf(request.params);
+    const body = parseInput(updateBodySchema, request.body, 'request body');
+    const { status, ...details } = body;
+    const updated = await participants.update(id, {
+      ...defined(details),
+      ...(status !== undefined ? { status: status as ParticipantStatus } : {}),
+    });
+    return ok(participantJson(updated), 'Participant updated');
+  });
+
+  app.delete(`${PARTICIPANTS_PATH}/:id`, async (request) => {
+    const id = idOf(request.params);
+    const query = parseInput(deleteQuerySchema, request.query, 'query');
+    const purge = query.purge === 'true' || query.purge === '1';
+    const { purgedEntries } = await participants.unregister(id, { purgeTranscript: purge });
+    return ok(
+      { id, purged_transcript_entries: purgedEntries },
+      purge ? 'Participant unregistered and transcript purged' : 'Participant unregistered; transcript kept',
+    );
+  });
+
+  app.get(`${PARTICIPANTS_PATH}/:id/history`, async (request) => {
+    const id = idOf(request.params);
+    const query = parseInput(historyQuerySchema, request.query, 'query');
+    const entries = await participants.history(id, defined(query));
+    return ok(entries.map(historyEntryJson));
+  });
+
+  app.get(`${PARTICIPANTS_PATH}/:id/state`, async (request) =>
+    ok(stateJson(await participants.state(idOf(request.params)))),
+  );
+
+  app.post(`${PARTICIPANTS_PATH}/:id/transition`, async (request) => {
+    const id = idOf(request.params);
+    const body = parseInput(transitionBodySchema, request.body, 'request body');
+    const outcome = await participants.transition(id, {
+      target: body.target_state,
+      ...(body.reason ? { reason: body.reason } : {}),
+    });
+    return ok(
+      { participant_id: id, from: outcome.from, to: outcome.to, changed: outcome.changed },
+      outcome.changed ? `Conversation state changed to ${outcome.to}` : `Conversation state was already ${outcome.to}`,
+    );
+  });
+
+  app.post(`${PARTICIPANTS_PATH}/:id/messages`, async (request, reply) => {
+    const id = idOf(request.params);
+    const body = parseInput(organiserMessageBodySchema, request.body, 'request body');
+    const sent = await participants.sendOrganiserMessage(id, body.text);
+    return reply
+      .code(202)
+      .send(
+        ok(
+          { id: sent.id, participant_id: id, kind: 'organiser' as const, text: body.text },
+          'Message queued for delivery',
+        ),
+      );
+  });
+}

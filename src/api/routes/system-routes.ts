@@ -1,0 +1,49 @@
+/**
+ * Operations: `GET /health` (public, for load balancers; 503 when the database does not answer), `GET /metrics`
+ * (Prometheus text) and `GET /openapi.json` (the API's OpenAPI 3 document).
+ */
+import type { FastifyInstance } from 'fastify';
+import { errorMessage } from '../../domain/errors.ts';
+import { ParticipantStatus } from '../../domain/participant.ts';
+import type { Log } from '../../observability/log.ts';
+import type { Metrics } from '../../observability/metrics.ts';
+import type { Clock } from '../../scheduling/clock.ts';
+import type { Store } from '../../store/store.ts';
+import { buildOpenApiDocument } from '../openapi-document.ts';
+
+export function registerSystemRoutes(
+  app: FastifyInstance,
+  options: { store: Pick<Store, 'ping' | 'participants'>; clock: Clock; metrics: Metrics; log: Log; version: string },
+): void {
+  const { store, clock, metrics, log } = options;
+
+  app.get('/health', { config: { public: true } }, async (_request, reply) => {
+    // The wall clock, not the study clock: health is about this process, now.
+    const timestamp = new Date().toISOString();
+    try {
+      await store.ping();
+      const activeParticipants = await store.participants.count({ status: ParticipantStatus.ACTIVE });
+      return {
+        status: 'healthy',
+        timestamp,
+        active_participants: activeParticipants,
+        clock: clock.now().toISOString(),
+      };
+    } catch (error) {
+      log.error({ error: errorMessage(error) }, 'health check: database unreachable');
+      return reply.code(503).send({ status: 'unhealthy', timestamp, message: 'database unreachable' });
+    }
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    const text = await metrics.registry.metrics();
+    return reply.type(metrics.registry.contentType).send(text);
+  });
+
+  // Built once: the document does not change while the process runs.
+  let document: Record<string, unknown> | undefined;
+  app.get('/openapi.json', async () => {
+    document ??= buildOpenApiDocument({ version: options.version });
+    return document;
+  });
+}

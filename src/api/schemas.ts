@@ -1,0 +1,184 @@
+/**
+ * The API's request and response shapes as zod schemas: requests are validated with them, and the OpenAPI document
+ * is generated from the very same schemas (`z.toJSONSchema`), so documentation and validation cannot drift apart.
+ * Field names are the public contract (snake_case).
+ */
+import { z } from 'zod';
+import { ConversationState } from '../domain/conversation-state.ts';
+import { PARTICIPANT_STATUSES } from '../domain/participant.ts';
+
+const statusValues = PARTICIPANT_STATUSES as unknown as [string, ...string[]];
+
+/** Optional free-text descriptive fields, shared by enrollment and update. */
+const detailFields = {
+  name: z.string().max(200).optional().describe('Display name; used in the participant background the model sees.'),
+  gender: z.string().max(100).optional(),
+  ethnicity: z.string().max(200).optional(),
+  background: z.string().max(4000).optional().describe('Free-text context for the coach.'),
+  timezone: z
+    .string()
+    .max(100)
+    .optional()
+    .describe('IANA time zone such as "America/New_York"; the default time zone of schedules.'),
+};
+
+/** A custom message for a wrong value (a missing one reads "… is required", see validation.ts). */
+const wrongValue = (message: string) => (): string => message;
+
+export const participantStatusSchema = z.enum(statusValues, {
+  error: wrongValue(`must be one of ${PARTICIPANT_STATUSES.join(', ')}`),
+});
+
+export const enrollmentBodySchema = z
+  .object({
+    phone_number: z
+      .string({ error: wrongValue('must be a string such as "+15551234567"') })
+      .describe('Any common format; canonicalised to E.164. National numbers use DEFAULT_COUNTRY.'),
+    ...detailFields,
+  })
+  .describe('Enrollment request');
+
+export const updateBodySchema = z
+  .object({ ...detailFields, status: participantStatusSchema.optional() })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message: 'nothing to update: send at least one of name, gender, ethnicity, background, timezone, status',
+  })
+  .describe('Partial update');
+
+export const transitionBodySchema = z.object({
+  target_state: z.enum([ConversationState.INTAKE, ConversationState.FEEDBACK], {
+    error: wrongValue(`must be ${ConversationState.INTAKE} or ${ConversationState.FEEDBACK}`),
+  }),
+  reason: z.string().max(1000).optional(),
+});
+
+export const organiserMessageBodySchema = z.object({
+  text: z.string().trim().min(1, 'must not be empty').max(4096),
+});
+
+export const clockBodySchema = z
+  .object({
+    advance_ms: z.number().int().min(0).optional().describe('Move the clock forward by this many milliseconds.'),
+    set_to: z.iso.datetime({ offset: true }).optional().describe('Move the clock to this ISO time (not backwards).'),
+  })
+  .refine((body) => (body.advance_ms === undefined) !== (body.set_to === undefined), {
+    message: 'send exactly one of advance_ms or set_to',
+  });
+
+export const participantIdParamsSchema = z.object({ id: z.string().min(1).max(200) });
+
+export const listQuerySchema = z.object({ status: participantStatusSchema.optional() });
+
+export const historyQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).optional().describe('Newest N entries (default 100).'),
+  before: z.coerce.number().int().min(1).optional().describe('Entries with an id below this one (paging cursor).'),
+});
+
+const booleanText = z.enum(['true', 'false', '1', '0'], { error: wrongValue('must be true or false') });
+
+export const deleteQuerySchema = z.object({
+  purge: booleanText.optional().describe('Also delete the transcript (default: it is kept as study data).'),
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Responses (documentation)
+
+export const participantSchema = z.object({
+  id: z.string(),
+  phone_number: z.string().describe('E.164'),
+  name: z.string(),
+  gender: z.string(),
+  ethnicity: z.string(),
+  background: z.string(),
+  timezone: z.string(),
+  status: participantStatusSchema,
+  enrolled_at: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const historyEntrySchema = z.object({
+  id: z.number().int(),
+  role: z.enum(['user', 'assistant', 'tool', 'system']),
+  kind: z.string().describe('message, reply, tool_call, tool_result, proactive, poll, organiser, debug, notice'),
+  content: z.string(),
+  tool_calls: z
+    .array(
+      z.object({
+        id: z.string(),
+        type: z.literal('function'),
+        function: z.object({ name: z.string(), arguments: z.string() }),
+      }),
+    )
+    .optional(),
+  tool_call_id: z.string().optional(),
+  tool_name: z.string().optional(),
+  module: z.string().optional(),
+  created_at: z.string(),
+});
+
+export const stateSchema = z.object({
+  current_state: z.string().nullable(),
+  conversation_state: z.enum([ConversationState.INTAKE, ConversationState.FEEDBACK]),
+  profile: z.record(z.string(), z.unknown()).nullable(),
+  schedules: z.array(z.unknown()),
+  pending_jobs: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.string(),
+      run_at: z.string(),
+      dedup_key: z.string().nullable(),
+      status: z.string(),
+    }),
+  ),
+  data: z.record(z.string(), z.string()),
+});
+
+export const transitionResultSchema = z.object({
+  participant_id: z.string(),
+  from: z.string(),
+  to: z.string(),
+  changed: z.boolean(),
+});
+
+export const organiserMessageResultSchema = z.object({
+  id: z.string().describe('Outbound id (the delivery idempotency key)'),
+  participant_id: z.string(),
+  kind: z.literal('organiser'),
+  text: z.string(),
+});
+
+export const deleteResultSchema = z.object({ id: z.string(), purged_transcript_entries: z.number().int() });
+
+export const clockResultSchema = z.object({ now: z.string(), jobs_run: z.number().int() });
+
+export const healthSchema = z.object({
+  status: z.enum(['healthy', 'unhealthy']),
+  timestamp: z.string(),
+  active_participants: z.number().int().optional(),
+  message: z.string().optional(),
+});
+
+export const webhookInboundBodySchema = z
+  .object({
+    from: z.string().min(1).describe('Sender phone number (any common format)'),
+    text: z.string().max(16_384).default(''),
+    id: z.string().min(1).max(500).optional().describe('Provider message id: a repeated id is ignored.'),
+    timestamp: z.iso.datetime({ offset: true }).optional(),
+    poll_answer: z
+      .object({ poll_id: z.string().min(1).optional(), option: z.string().min(1) })
+      .optional()
+      .describe('The chosen option of a poll PromptPipe sent (poll_id = the outbound poll.id).'),
+  })
+  .refine((body) => body.text.trim() !== '' || body.poll_answer !== undefined, {
+    message: 'text must not be empty (or send a poll_answer)',
+  });
+
+export const webhookOutboundBodySchema = z.object({
+  id: z.string().describe('Outbound id, stable across retries: the idempotency key'),
+  participant_id: z.string(),
+  to: z.string().describe('E.164'),
+  kind: z.enum(['text', 'poll']),
+  text: z.string(),
+  poll: z.object({ id: z.string(), question: z.string(), options: z.array(z.string()) }).optional(),
+});

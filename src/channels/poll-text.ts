@@ -1,0 +1,28 @@
+/**
+ * Polls on channels without native polls: the question followed by numbered options, and the reverse — a reply
+ * that is exactly an option's number or text becomes the structured poll answer.
+ */
+import type { OutboundPoll } from './channel.ts';
+
+/** `Did you do it?\n1. Done\n2. Next time` */
+export function renderPollAsText(poll: Pick<OutboundPoll, 'question' | 'options'>): string {
+  return [poll.question, ...poll.options.map((option, index) => `${index + 1}. ${option}`)].join('\n');
+}
+
+/**
+ * The option a reply designates: its 1-based number ("2", "2.", "2)") or its exact text, ignoring case and
+ * surrounding space and punctuation. Anything else (a sentence that merely contains an option) is undefined: the
+ * model reads free text, a poll answer is never guessed out of it.
+ */
+export function matchPollOption(reply: string, options: readonly string[]): string | undefined {
+  const trimmed = reply.trim();
+  const number = /^(\d{1,2})[.)]?$/.exec(trimmed);
+  if (number) return options[Number(number[1]) - 1];
+  const normalise = (text: string): string =>
+    text
+      .trim()
+      .replace(/[.!]+$/u, '')
+      .toLocaleLowerCase();
+  const wanted = normalise(trimmed);
+  return options.find((option) => normalise(option) === wanted);
+}

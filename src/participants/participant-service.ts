@@ -1,0 +1,350 @@
+/**
+ * A participant's life cycle: enroll, read, update, unregister, and the organiser's views and actions (history,
+ * state, admin transition, organiser message). The HTTP API, the inbound pipeline (auto-enrolment) and the CLI all
+ * go through here, so the rules live in one place.
+ *
+ * Writes that touch a participant's conversation state run under the participant lock (the same lock the engine and
+ * the job runner take), so an admin action never interleaves with a turn or a timer of the same participant.
+ */
+import type { ConversationState } from '../domain/conversation-state.ts';
+import { DataKey, type StateData } from '../domain/data-keys.ts';
+import { AppError, errorMessage } from '../domain/errors.ts';
+import type { NewId } from '../domain/ids.ts';
+import { formatParticipantBackground, type Participant, ParticipantStatus } from '../domain/participant.ts';
+import { toE164 } from '../domain/phone.ts';
+import { parseProfile, type UserProfile } from '../domain/profile.ts';
+import type { ConversationFlow } from '../engine/conversation-flow.ts';
+import { appendToHistory } from '../engine/conversation-history.ts';
+import type { Messenger, SentMessage } from '../engine/messenger.ts';
+import { conversationStateOf, newFlowState, writeData } from '../engine/participant-data.ts';
+import { stateTransitionJobKey, type TransitionOutcome, transitionInTransaction } from '../engine/state-transition.ts';
+import type { Log } from '../observability/log.ts';
+import type { Clock } from '../scheduling/clock.ts';
+import type { ParticipantLock } from '../store/participant-lock.ts';
+import type { Job, Store, TranscriptEntry } from '../store/store.ts';
+import { canonicalTimeZone } from './time-zone.ts';
+
+/** Sent to a participant when they are unregistered, before anything is removed. */
+export const UNREGISTER_NOTICE =
+  'You have been unregistered from this study and will not receive further messages. Thank you for taking part!';
+
+/** The editable descriptive fields of a participant. */
+export interface ParticipantDetails {
+  name?: string;
+  gender?: string;
+  ethnicity?: string;
+  background?: string;
+  /** IANA time zone; empty clears it. */
+  timezone?: string;
+}
+
+export interface EnrollmentRequest extends ParticipantDetails {
+  /** Any common format; national numbers use `DEFAULT_COUNTRY`. */
+  phoneNumber: string;
+}
+
+export interface EnrollmentOptions {
+  /** Generate and send the greeting (default true). Auto-enrolment skips it: the participant's message is the start. */
+  greet?: boolean;
+  /** Who enrolled: `api`, `auto-enroll`, `cli`. Recorded in the `participant-enrolled` event. */
+  source?: string;
+}
+
+export interface ParticipantUpdate extends ParticipantDetails {
+  status?: ParticipantStatus;
+}
+
+/** What the organiser sees of a participant's conversation. */
+export interface ParticipantStateView {
+  /** `CONVERSATION_ACTIVE`, or null when the participant has no flow state (yet). */
+  currentState: string | null;
+  conversationState: ConversationState;
+  /** The stored profile, or null before intake saved anything. */
+  profile: UserProfile | null;
+  /** The `scheduleRegistry` entries. */
+  schedules: unknown[];
+  pendingJobs: Job[];
+  data: StateData;
+}
+
+export interface ParticipantService {
+  enroll(request: EnrollmentRequest, options?: EnrollmentOptions): Promise<Participant>;
+  list(filter?: { status?: ParticipantStatus }): Promise<Participant[]>;
+  /** Throws `AppError('not_found')`. */
+  get(participantId: string): Promise<Participant>;
+  /** Canonicalises the phone number first; undefined when nobody holds it. */
+  findByPhone(phoneNumber: string): Promise<Participant | undefined>;
+  update(participantId: string, update: ParticipantUpdate): Promise<Participant>;
+  /** Sends the unregister notice, cancels every job, clears the flow state, removes the participant. */
+  unregister(participantId: string, options?: { purgeTranscript?: boolean }): Promise<{ purgedEntries: number }>;
+  /**
+   * The transcript, oldest first. Works for unregistered participants whose transcript was kept (it is study
+   * data); unknown ids with no transcript are not found.
+   */
+  history(participantId: string, page?: { limit?: number; before?: number }): Promise<TranscriptEntry[]>;
+  state(participantId: string): Promise<ParticipantStateView>;
+  /** Admin override of the conversation sub-state; cancels a pending delayed transition so the override sticks. */
+  transition(
+    participantId: string,
+    request: { target: ConversationState; reason?: string },
+  ): Promise<TransitionOutcome>;
+  /** The organiser writes to the participant; recorded in the transcript and the working history. */
+  sendOrganiserMessage(participantId: string, text: string): Promise<SentMessage>;
+}
+
+export interface ParticipantServiceOptions {
+  store: Store;
+  flow: Pick<ConversationFlow, 'greet'>;
+  messenger: Messenger;
+  lock: ParticipantLock;
+  clock: Clock;
+  newId: NewId;
+  log: Log;
+  /** ISO 3166 alpha-2 code for national phone numbers. */
+  defaultCountry: string;
+}
+
+const DEFAULT_HISTORY_LIMIT = 100;
+
+export function createParticipantService(options: ParticipantServiceOptions): ParticipantService {
+  const { store, flow, messenger, lock, clock, newId, log, defaultCountry } = options;
+
+  async function requireParticipant(participantId: string): Promise<Participant> {
+    const participant = await store.participants.get(participantId);
+    if (!participant) throw new AppError('not_found', `participant ${participantId} not found`);
+    return participant;
+  }
+
+  function validTimeZone(timezone: string | undefined): string | undefined {
+    if (timezone === undefined) return undefined;
+    if (timezone.trim() === '') return '';
+    const canonical = canonicalTimeZone(timezone);
+    if (!canonical) {
+      throw new AppError('invalid_input', `timezone "${timezone}" is not an IANA time zone such as "America/New_York"`);
+    }
+    return canonical;
+  }
+
+  async function enroll(request: EnrollmentRequest, enrollment: EnrollmentOptions = {}): Promise<Participant> {
+    const phoneNumber = toE164(request.phoneNumber, defaultCountry);
+    const timezone = validTimeZone(request.timezone) ?? '';
+    const existing = await store.participants.getByPhone(phoneNumber);
+    if (existing) {
+      throw new AppError('conflict', `phone_number ${phoneNumber} is already enrolled (participant ${existing.id})`);
+    }
+    const now = clock.now();
+    const participant: Participant = {
+      id: newId('conv'),
+      phoneNumber,
+      name: request.name?.trim() ?? '',
+      gender: request.gender?.trim() ?? '',
+      ethnicity: request.ethnicity?.trim() ?? '',
+      background: request.background?.trim() ?? '',
+      timezone,
+      status: ParticipantStatus.ACTIVE,
+      enrolledAt: now,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const background = formatParticipantBackground(participant);
+    await store.transaction(async (tx) => {
+      // The store's unique phone index is the real guard: two simultaneous enrolments of one number → one conflict.
+      await tx.participants.create(participant);
+      await tx.flowStates.save(
+        newFlowState(participant.id, now, background ? { [DataKey.participantBackground]: background } : {}),
+      );
+      await tx.events.record({
+        participantId: participant.id,
+        type: 'participant-enrolled',
+        data: { source: enrollment.source ?? 'api', timezone: timezone || null },
+        createdAt: now,
+      });
+    });
+    log.info({ participantId: participant.id, source: enrollment.source ?? 'api' }, 'participant enrolled');
+    if (enrollment.greet ?? true) {
+      // Enrollment succeeded once the participant is stored; a failed greeting (LLM down, bug) must not undo it.
+      try {
+        await flow.greet(participant.id);
+      } catch (error) {
+        log.error({ participantId: participant.id, error: errorMessage(error) }, 'enrollment greeting failed');
+      }
+    }
+    return participant;
+  }
+
+  async function update(participantId: string, change: ParticipantUpdate): Promise<Participant> {
+    const timezone = validTimeZone(change.timezone);
+    return lock.run(participantId, async () => {
+      const before = await requireParticipant(participantId);
+      const now = clock.now();
+      const patch = {
+        ...(change.name !== undefined ? { name: change.name.trim() } : {}),
+        ...(change.gender !== undefined ? { gender: change.gender.trim() } : {}),
+        ...(change.ethnicity !== undefined ? { ethnicity: change.ethnicity.trim() } : {}),
+        ...(change.background !== undefined ? { background: change.background.trim() } : {}),
+        ...(timezone !== undefined ? { timezone } : {}),
+        ...(change.status !== undefined ? { status: change.status } : {}),
+      };
+      const leavesActive =
+        before.status === ParticipantStatus.ACTIVE &&
+        change.status !== undefined &&
+        change.status !== ParticipantStatus.ACTIVE;
+      return store.transaction(async (tx) => {
+        const updated = await tx.participants.update(participantId, { ...patch, updatedAt: now });
+        if (!updated) throw new AppError('not_found', `participant ${participantId} not found`);
+        // Keep the model's view of the participant in step with the organiser's edits.
+        if (['name', 'gender', 'ethnicity', 'background'].some((field) => field in patch)) {
+          await writeData(
+            tx,
+            participantId,
+            { [DataKey.participantBackground]: formatParticipantBackground(updated) },
+            now,
+          );
+        }
+        // Leaving `active` stops every proactive message: prompts, reminders, timers and queued deliveries.
+        const cancelledJobs = leavesActive ? await tx.jobs.cancelForParticipant(participantId, now) : 0;
+        await tx.events.record({
+          participantId,
+          type: 'participant-updated',
+          data: {
+            fields: Object.keys(patch),
+            ...(change.status !== undefined ? { status_from: before.status, status_to: change.status } : {}),
+            cancelled_jobs: cancelledJobs,
+          },
+          createdAt: now,
+        });
+        return updated;
+      });
+    });
+  }
+
+  async function unregister(
+    participantId: string,
+    removal: { purgeTranscript?: boolean } = {},
+  ): Promise<{ purgedEntries: number }> {
+    return lock.run(participantId, async () => {
+      await requireParticipant(participantId);
+      // Order matters: cancel first, then send. The notice's own `deliver_message` job is enqueued after the
+      // cancellation, so it survives it, and jobs carry no foreign key, so it survives the participant's removal too.
+      await store.jobs.cancelForParticipant(participantId, clock.now());
+      try {
+        await messenger.send(
+          participantId,
+          { type: 'text', text: UNREGISTER_NOTICE },
+          { kind: 'notice', module: 'api' },
+        );
+      } catch (error) {
+        log.error({ participantId, error: errorMessage(error) }, 'unregister notice could not be queued');
+      }
+      const now = clock.now();
+      return store.transaction(async (tx) => {
+        await tx.flowStates.delete(participantId);
+        await tx.participants.delete(participantId);
+        const purgedEntries = removal.purgeTranscript ? await tx.transcript.purge(participantId) : 0;
+        await tx.events.record({
+          participantId,
+          type: 'participant-deleted',
+          data: { purged_transcript: removal.purgeTranscript ?? false, purged_entries: purgedEntries },
+          createdAt: now,
+        });
+        log.info({ participantId, purgedEntries }, 'participant unregistered');
+        return { purgedEntries };
+      });
+    });
+  }
+
+  async function history(
+    participantId: string,
+    page: { limit?: number; before?: number } = {},
+  ): Promise<TranscriptEntry[]> {
+    const entries = await store.transcript.list(participantId, {
+      limit: page.limit ?? DEFAULT_HISTORY_LIMIT,
+      ...(page.before !== undefined ? { before: page.before } : {}),
+    });
+    if (entries.length === 0) await requireParticipant(participantId);
+    return entries;
+  }
+
+  async function state(participantId: string): Promise<ParticipantStateView> {
+    await requireParticipant(participantId);
+    const flowState = await store.flowStates.get(participantId);
+    const data: StateData = { ...(flowState?.stateData ?? {}) };
+    const storedProfile = data[DataKey.userProfile];
+    return {
+      currentState: flowState?.currentState ?? null,
+      conversationState: conversationStateOf(data),
+      profile: storedProfile ? parseProfile(storedProfile, clock.now()) : null,
+      schedules: parseSchedules(data[DataKey.scheduleRegistry]),
+      pendingJobs: await store.jobs.listPending({ participantId }),
+      data,
+    };
+  }
+
+  async function transition(
+    participantId: string,
+    request: { target: ConversationState; reason?: string },
+  ): Promise<TransitionOutcome> {
+    return lock.run(participantId, async () => {
+      await requireParticipant(participantId);
+      const now = clock.now();
+      return store.transaction(async (tx) => {
+        // A delayed transition still pending would silently undo the override when it fires.
+        const cancelledDelayed = (await tx.jobs.cancelByKey(stateTransitionJobKey(participantId), now)) > 0;
+        if (cancelledDelayed) await writeData(tx, participantId, { [DataKey.stateTransitionTimerID]: '' }, now);
+        return transitionInTransaction(tx, {
+          participantId,
+          target: request.target,
+          source: 'admin',
+          now,
+          ...(request.reason ? { reason: request.reason } : {}),
+        });
+      });
+    });
+  }
+
+  async function sendOrganiserMessage(participantId: string, text: string): Promise<SentMessage> {
+    const content = text.trim();
+    if (!content) throw new AppError('invalid_input', 'text must not be empty');
+    return lock.run(participantId, async () => {
+      await requireParticipant(participantId);
+      const sent = await messenger.send(
+        participantId,
+        { type: 'text', text: content },
+        { kind: 'organiser', module: 'api' },
+      );
+      // The participant saw this message from the same number as the coach: the model must know it was said, or
+      // it would contradict it or ignore the participant's answer to it.
+      const now = clock.now();
+      await appendToHistory(store, participantId, [{ role: 'assistant', content, timestamp: now.toISOString() }], now);
+      return sent;
+    });
+  }
+
+  return {
+    enroll,
+    list: (filter) => store.participants.list(filter),
+    get: requireParticipant,
+    async findByPhone(phoneNumber) {
+      return store.participants.getByPhone(toE164(phoneNumber, defaultCountry));
+    },
+    update,
+    unregister,
+    history,
+    state,
+    transition,
+    sendOrganiserMessage,
+  };
+}
+
+/** `scheduleRegistry` is a JSON array of schedules (or, leniently, an object keyed by schedule id). */
+export function parseSchedules(raw: string | undefined): unknown[] {
+  if (!raw) return [];
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (Array.isArray(value)) return value;
+    if (value && typeof value === 'object') return Object.values(value);
+    return [];
+  } catch {
+    return [];
+  }
+}
