@@ -1,0 +1,277 @@
+/**
+ * The `daily_prompt` job handler (§2.3, §5.1): delivers the day's habit prompt and arms the next occurrence.
+ *
+ * Order of a delivery:
+ * 1. Re-check the precondition (the job may be stale): the participant exists and is active, and the job is still
+ *    the schedule's current timer. Otherwise complete silently.
+ * 2. More than `missedPromptGraceMs` late (the server was down): skip, record `prompt-skipped`, arm the next day.
+ * 3. Generate the prompt outside any transaction (an LLM call); on failure use a plain fallback prompt.
+ * 4. Send the prompt text, then the Done poll as its own poll message.
+ * 5. One transaction: `lastPromptSentAt`, `total_prompts + 1`, the prompt in the working history, the
+ *    `afterPromptSent` hook (reminder, intensity poll, auto-feedback), the next occurrence, a `prompt-sent` event.
+ * 6. Send what the hook asked for (the intensity poll), after the commit.
+ *
+ * Step 5 moves the schedule's `timer_id` to the next job, which is what makes a re-run of this job (the process
+ * stopped after the commit but before the job was marked completed) complete silently instead of prompting twice.
+ */
+import { DataKey } from '../domain/data-keys.ts';
+import { errorMessage } from '../domain/errors.ts';
+import type { NewId } from '../domain/ids.ts';
+import { type Participant, ParticipantStatus } from '../domain/participant.ts';
+import { DONE_POLL } from '../domain/polls.ts';
+import type { UserProfile } from '../domain/profile.ts';
+import { appendToHistory } from '../engine/conversation-history.ts';
+import type { HabitPromptGenerator } from '../engine/habit-prompt-generator.ts';
+import type { Messenger, Outgoing, SendOptions } from '../engine/messenger.ts';
+import { readProfile, writeData, writeProfile } from '../engine/participant-data.ts';
+import type { Job, Store, StoreRepositories } from '../store/store.ts';
+import type { Clock } from './clock.ts';
+import {
+  armSchedule,
+  type DailyPromptPayload,
+  parseDailyPromptPayload,
+  type RandomSource,
+} from './daily-prompt-jobs.ts';
+import type { JobHandler } from './job-runner.ts';
+import { readSchedules, type ScheduleInfo } from './schedule-registry.ts';
+import { addLocalDays } from './schedule-time.ts';
+import type { SchedulingLog } from './scheduling-log.ts';
+
+/** A message the hook wants sent after the delivery's transaction commits (e.g. the intensity poll). */
+export interface FollowUpSend {
+  participantId: string;
+  message: Outgoing;
+  options: SendOptions;
+}
+
+/** What the `afterPromptSent` hook is told. */
+export interface PromptSentEvent {
+  participantId: string;
+  participant: Participant;
+  /** When the prompt was sent; the reminder is due relative to this. */
+  sentAt: Date;
+  prompt: string;
+  /** True when the generator failed and the fallback prompt was sent. */
+  fallback: boolean;
+}
+
+/**
+ * Runs inside the delivery's transaction, after the prompt is recorded: the timers plug in here (daily prompt
+ * reminder, intensity poll check, auto-feedback enforcement, engagement count). It must not send (the messenger
+ * opens its own transaction); it returns the messages to send after the commit instead.
+ */
+export type AfterPromptSentHook = (
+  tx: StoreRepositories,
+  event: PromptSentEvent,
+) => Promise<readonly FollowUpSend[] | undefined>;
+
+/** Asked before generating: may the prompt go out? A refusal skips the day (recorded) and arms the next one. */
+export type PromptDeliveryGuard = (
+  repositories: StoreRepositories,
+  request: { participant: Participant; now: Date },
+) => Promise<{ deliver: true } | { deliver: false; reason: string }>;
+
+export interface DailyPromptHandlerOptions {
+  store: Store;
+  clock: Clock;
+  messenger: Messenger;
+  promptGenerator: HabitPromptGenerator;
+  newId: NewId;
+  config: { prepTimeMinutes: number; missedPromptGraceMs: number };
+  log: SchedulingLog;
+  /** Draws the next day's minute of a random schedule; defaults to `Math.random`. */
+  random?: RandomSource;
+  afterPromptSent?: AfterPromptSentHook;
+  /** E.g. the engagement guard (`IDLE_PAUSES_PROMPTS`). */
+  deliveryGuard?: PromptDeliveryGuard;
+  /** Called after the next occurrence is committed (`runner.notify`). */
+  onJobEnqueued?: () => void;
+}
+
+/** What goes out when the generator fails: plain, built from the anchor when there is one. */
+export function fallbackPrompt(profile: Pick<UserProfile, 'prompt_anchor' | 'habit_domain'>): string {
+  const habit = profile.habit_domain.trim() ? `your ${profile.habit_domain.trim()} habit` : 'your habit';
+  const anchor = profile.prompt_anchor.trim();
+  return anchor
+    ? `Time for ${habit}: right after ${anchor}, take one small step today. Even a tiny version counts!`
+    : `Time for ${habit}! Take one small step today. Even a tiny version counts!`;
+}
+
+type Precondition =
+  | { ok: true; participant: Participant; schedule: ScheduleInfo; payload: DailyPromptPayload }
+  | { ok: false; reason: string };
+
+export function createDailyPromptHandler(options: DailyPromptHandlerOptions): JobHandler {
+  const { store, clock, messenger, promptGenerator, newId, config, log } = options;
+  const random = options.random ?? Math.random;
+
+  async function checkPrecondition(job: Job): Promise<Precondition> {
+    const payload = parseDailyPromptPayload(job.payload);
+    if (!payload || !job.participantId) return { ok: false, reason: 'invalid payload' };
+    const participant = await store.participants.get(job.participantId);
+    if (!participant) return { ok: false, reason: 'participant not found' };
+    if (participant.status !== ParticipantStatus.ACTIVE) {
+      return { ok: false, reason: `participant is ${participant.status}` };
+    }
+    const schedule = (await readSchedules(store, participant.id)).find((entry) => entry.id === payload.schedule_id);
+    if (!schedule) return { ok: false, reason: 'schedule no longer exists' };
+    // The registry names the job that is current; any other job of this schedule was replaced or already ran.
+    if (schedule.timer_id !== job.id) return { ok: false, reason: 'job is no longer the schedule timer' };
+    return { ok: true, participant, schedule, payload };
+  }
+
+  /** Enqueues the occurrence of the local day after this one (or later, when that one is over too). */
+  function armNext(tx: StoreRepositories, participantId: string, schedule: ScheduleInfo, payload: DailyPromptPayload) {
+    return armSchedule(tx, {
+      participantId,
+      schedule,
+      now: clock.now(),
+      newId,
+      random,
+      prepTimeMinutes: config.prepTimeMinutes,
+      fromLocalDate: addLocalDays(payload.local_date, 1),
+    });
+  }
+
+  async function skip(
+    participant: Participant,
+    schedule: ScheduleInfo,
+    payload: DailyPromptPayload,
+    reason: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    const armed = await store.transaction(async (tx) => {
+      const next = await armNext(tx, participant.id, schedule, payload);
+      await tx.events.record({
+        participantId: participant.id,
+        type: 'prompt-skipped',
+        data: {
+          reason,
+          schedule_id: schedule.id,
+          local_date: payload.local_date,
+          fire_at: payload.fire_at,
+          next_prompt_at: next.job.runAt.toISOString(),
+          ...details,
+        },
+        createdAt: clock.now(),
+      });
+      return next;
+    });
+    options.onJobEnqueued?.();
+    log.info({ participantId: participant.id, reason, nextPromptAt: armed.job.runAt.toISOString() }, 'prompt skipped');
+  }
+
+  async function generatePrompt(participantId: string): Promise<{ prompt: string; fallback: boolean }> {
+    let failure: { error: string; missing: string[] };
+    try {
+      const outcome = await promptGenerator.generate(participantId, { deliveryMode: 'scheduled' });
+      if (outcome.ok) return { prompt: outcome.prompt, fallback: false };
+      failure = { error: outcome.error, missing: outcome.missing };
+    } catch (error) {
+      failure = { error: errorMessage(error), missing: [] };
+    }
+    const now = clock.now();
+    const profile = await readProfile(store, participantId, now);
+    await store.events.record({
+      participantId,
+      type: 'prompt-generation-failed',
+      data: { delivery_mode: 'scheduled', error: failure.error, missing: failure.missing, used_fallback: true },
+      createdAt: now,
+    });
+    log.warn({ participantId, error: failure.error }, 'habit prompt generation failed; sending the fallback prompt');
+    return { prompt: fallbackPrompt(profile), fallback: true };
+  }
+
+  return async function handleDailyPrompt(job: Job): Promise<void> {
+    const precondition = await checkPrecondition(job);
+    if (!precondition.ok) {
+      log.debug({ jobId: job.id, participantId: job.participantId, reason: precondition.reason }, 'stale daily prompt');
+      return;
+    }
+    const { participant, schedule, payload } = precondition;
+
+    const lateMs = clock.now().getTime() - Date.parse(payload.fire_at);
+    if (lateMs > config.missedPromptGraceMs) {
+      // Nobody gets the 9 a.m. prompt at 8 p.m.: after an outage the day is skipped, not delivered late.
+      await skip(participant, schedule, payload, 'missed-grace', { late_ms: lateMs });
+      return;
+    }
+    if (options.deliveryGuard) {
+      const decision = await options.deliveryGuard(store, { participant, now: clock.now() });
+      if (!decision.deliver) {
+        await skip(participant, schedule, payload, decision.reason, {});
+        return;
+      }
+    }
+
+    const { prompt, fallback } = await generatePrompt(participant.id);
+    await messenger.send(participant.id, { type: 'text', text: prompt }, { kind: 'proactive', module: 'scheduler' });
+    const sentAt = clock.now();
+    await messenger.send(
+      participant.id,
+      { type: 'poll', question: DONE_POLL.question, options: [...DONE_POLL.options] },
+      { kind: 'poll', module: 'scheduler' },
+    );
+
+    const followUps = await store.transaction(async (tx) => {
+      const now = clock.now();
+      const profile = await readProfile(tx, participant.id, now);
+      await writeProfile(
+        tx,
+        participant.id,
+        { ...profile, total_prompts: profile.total_prompts + 1, updated_at: now.toISOString() },
+        now,
+      );
+      await writeData(
+        tx,
+        participant.id,
+        {
+          [DataKey.lastPromptSentAt]: sentAt.toISOString(),
+          // The generator stores what it made; the fallback is stored here so the feedback module sees either.
+          ...(fallback ? { [DataKey.lastHabitPrompt]: prompt } : {}),
+        },
+        now,
+      );
+      await appendToHistory(
+        tx,
+        participant.id,
+        [{ role: 'assistant', content: prompt, timestamp: sentAt.toISOString() }],
+        now,
+      );
+      const sends =
+        (await options.afterPromptSent?.(tx, {
+          participantId: participant.id,
+          participant,
+          sentAt,
+          prompt,
+          fallback,
+        })) ?? [];
+      const next = await armNext(tx, participant.id, schedule, payload);
+      await tx.events.record({
+        participantId: participant.id,
+        type: 'prompt-sent',
+        data: {
+          schedule_id: schedule.id,
+          local_date: payload.local_date,
+          target_at: payload.target_at,
+          late_ms: Math.max(0, lateMs),
+          fallback,
+          prompt,
+          next_prompt_at: next.job.runAt.toISOString(),
+        },
+        createdAt: now,
+      });
+      return sends;
+    });
+    options.onJobEnqueued?.();
+    for (const send of followUps) {
+      try {
+        await messenger.send(send.participantId, send.message, send.options);
+      } catch (error) {
+        // The prompt is delivered and recorded; failing the job now would only skip to a silent re-run. A lost
+        // follow-up (an intensity poll) is the lesser harm.
+        log.error({ participantId: participant.id, error: errorMessage(error) }, 'follow-up after prompt not sent');
+      }
+    }
+  };
+}
