@@ -279,3 +279,26 @@ describe('wake loop on the system clock', () => {
     expect((await store.jobs.get('job_3'))?.status).toBe('completed');
   });
 });
+
+describe('wake loop on the manual clock', () => {
+  it('runs what is due now when notified, and leaves the future to advanceTo', async () => {
+    const runner = runnerWith();
+    const ran: string[] = [];
+    runner.register('test', async (job) => {
+      ran.push(`${job.id}@${clock.now().toISOString()}`);
+    });
+    runner.start();
+
+    await store.jobs.enqueue(newJob({ runAt: T0 }), T0);
+    await store.jobs.enqueue(newJob({ runAt: at(minutes(60)) }), T0);
+    runner.notify();
+    await vi.waitFor(() => expect(ran).toHaveLength(1), { timeout: 5000 });
+    // Time stands still on the manual clock: nothing else becomes due until it is advanced.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(ran).toEqual([`job_1@${T0.toISOString()}`]);
+
+    await runner.advanceTo(at(minutes(90)));
+    await runner.stop();
+    expect(ran).toEqual([`job_1@${T0.toISOString()}`, `job_2@${at(minutes(60)).toISOString()}`]);
+  });
+});
