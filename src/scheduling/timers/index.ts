@@ -4,15 +4,18 @@
  *
  * Composition root:
  *   const timers = registerTimers({ runner, store, clock, newId, messenger, config: config.scheduling, log });
- *   createConversationFlow({ …, turnHooks: timers.turnHooks, delayedTransitions: timers.delayedTransitions });
- *   daily-prompt handler: `timers.shouldSendDailyPrompt(data)` before sending; after sending, in one transaction,
- *     `timers.recordProactiveSent(tx, id, now)` and `timers.afterPromptSent(tx, { participantId, sentAt, prompt })`.
+ *   createConversationFlow({ …, hooks: timers.turnHooks });
+ *   createTransitionStateTool({ …, delayedTransitions: timers.delayedTransitions });
+ *   createGenerateHabitPromptTool({ …, hooks: timers.turnHooks });
+ *   createDailyPromptHandler({ …, afterPromptSent: timers.afterPromptSent, deliveryGuard: timers.deliveryGuard });
  *   pause / complete / withdraw / delete: `cancelAllParticipantJobs(tx, id, now)` in the status-changing transaction.
  */
 import type { StateData } from '../../domain/data-keys.ts';
 import type { DelayedTransitionScheduler } from '../../engine/delayed-transitions.ts';
+import { readData } from '../../engine/participant-data.ts';
 import type { TurnHooks } from '../../engine/turn-hooks.ts';
 import type { StoreRepositories } from '../../store/store.ts';
+import type { AfterPromptSentHook, PromptDeliveryGuard } from '../daily-prompt-handler.ts';
 import type { JobRunner } from '../job-runner.ts';
 import { createAutoFeedbackHandler, scheduleAutoFeedbackEnforcement } from './auto-feedback.ts';
 import {
@@ -33,24 +36,16 @@ import {
   createFeedbackTimeoutHandler,
   scheduleFeedbackCollection,
 } from './feedback-timers.ts';
-import { createIntensityPollHandler, INTENSITY_POLL_JOB, scheduleIntensityPollCheck } from './intensity-poll.ts';
+import { checkIntensityPoll } from './intensity-poll.ts';
 import { cancelAllParticipantJobs } from './participant-jobs.ts';
 import type { TimerDependencies } from './timer-dependencies.ts';
 import { TimerJobKind } from './timer-jobs.ts';
 
 export { EngagementState, recordProactiveSent, shouldSendDailyPrompt } from './engagement-guard.ts';
 export { cancelPendingFeedback } from './feedback-timers.ts';
-export { INTENSITY_POLL_JOB } from './intensity-poll.ts';
 export { cancelAllParticipantJobs } from './participant-jobs.ts';
 export { DEFAULT_TIMER_CONFIG, type TimerConfig, type TimerDependencies } from './timer-dependencies.ts';
 export { TimerJobKind, timerJobKey } from './timer-jobs.ts';
-
-/** A scheduled habit prompt was sent (with its Done poll). */
-export interface ScheduledPromptSent {
-  participantId: string;
-  sentAt: Date;
-  prompt: string;
-}
 
 export interface ConversationTimers {
   /** For `createConversationFlow`: reply handling, feedback timers. */
@@ -58,12 +53,14 @@ export interface ConversationTimers {
   /** For the `transition_state` tool. */
   readonly delayedTransitions: DelayedTransitionScheduler;
   /**
-   * The daily-prompt handler calls this after sending a prompt, in the transaction that records it: schedules the
-   * reminder, the intensity-poll check (a job due at once) and, when enabled, auto-feedback enforcement. Sends
-   * nothing itself, so it is safe inside a transaction.
+   * For `createDailyPromptHandler`, in the transaction that records a sent prompt: counts it as a proactive
+   * message (engagement guard), schedules the reminder and, when enabled, auto-feedback enforcement, and returns
+   * the intensity poll (at most one a local day) for the handler to send after the commit.
    */
-  afterPromptSent(tx: StoreRepositories, event: ScheduledPromptSent): Promise<void>;
-  /** Counts the scheduled prompt as an unanswered proactive message (the engagement guard), config bound. */
+  readonly afterPromptSent: AfterPromptSentHook;
+  /** For `createDailyPromptHandler`: refuses the prompt of an idle participant when `IDLE_PAUSES_PROMPTS` is set. */
+  readonly deliveryGuard: PromptDeliveryGuard;
+  /** The engagement count, config bound (for any other proactive sender). */
   recordProactiveSent(tx: StoreRepositories, participantId: string, now: Date): Promise<ProactiveSentOutcome>;
   /** False when the participant is idle and `IDLE_PAUSES_PROMPTS` is set, config bound. */
   shouldSendDailyPrompt(data: StateData): boolean;
@@ -79,7 +76,6 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
   runner.register(TimerJobKind.FEEDBACK_TIMEOUT, createFeedbackTimeoutHandler(dependencies));
   runner.register(TimerJobKind.FEEDBACK_FOLLOWUP, createFeedbackFollowupHandler(dependencies));
   runner.register(TimerJobKind.STATE_TRANSITION, createStateTransitionHandler(dependencies));
-  runner.register(INTENSITY_POLL_JOB, createIntensityPollHandler(dependencies));
 
   const scheduler = createDelayedTransitionScheduler({ newId });
   return {
@@ -90,7 +86,8 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
       },
       async onImmediatePrompt(tx, event) {
         await scheduleFeedbackCollection(tx, event, { config, newId });
-        // The runner computes its next wake-up again once this transaction has committed.
+        // Recompute the runner's wake-up for the new job. This may run before the commit (hooks see no commit), in
+        // which case the runner's capped sleep still finds the job, at most a minute late.
         runner.notify();
       },
       onFeedbackTurn: (tx, event) => cancelPendingFeedback(tx, event.participantId, event.at),
@@ -104,25 +101,22 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
     },
     async afterPromptSent(tx, event) {
       const now = clock.now();
-      const participant = await tx.participants.get(event.participantId);
+      const { participant, sentAt } = event;
+      await recordProactiveSent(tx, participant.id, now, config);
       await scheduleDailyPromptReminder(
         tx,
-        { participantId: event.participantId, to: participant?.phoneNumber ?? '', sentAt: event.sentAt, now },
+        { participantId: participant.id, to: participant.phoneNumber, sentAt, now },
         { config, newId },
       );
-      await scheduleIntensityPollCheck(
-        tx,
-        { participantId: event.participantId, sentAt: event.sentAt, now },
-        { newId },
-      );
       if (config.autoFeedbackAfterPromptEnabled) {
-        await scheduleAutoFeedbackEnforcement(
-          tx,
-          { participantId: event.participantId, sentAt: event.sentAt, now },
-          { newId },
-        );
+        await scheduleAutoFeedbackEnforcement(tx, { participantId: participant.id, sentAt, now }, { newId });
       }
-      runner.notify();
+      const poll = await checkIntensityPoll(tx, { participant, promptSentAt: sentAt, now });
+      return poll ? [poll] : [];
+    },
+    async deliveryGuard(repositories, { participant }) {
+      const data = await readData(repositories, participant.id);
+      return shouldSendDailyPrompt(data, config) ? { deliver: true } : { deliver: false, reason: 'participant-idle' };
     },
     recordProactiveSent: (tx, participantId, now) => recordProactiveSent(tx, participantId, now, config),
     shouldSendDailyPrompt: (data) => shouldSendDailyPrompt(data, config),

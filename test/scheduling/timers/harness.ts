@@ -1,16 +1,20 @@
 /**
- * The timers on the real job runner, SQLite in memory, a manual clock and a recording messenger. A participant's
- * message and a scheduled prompt are simulated exactly as the engine and the daily-prompt handler perform them:
- * under the participant lock, with the hooks inside the transaction that records them.
+ * The timers on the real job runner and the real daily-prompt handler, SQLite in memory, a manual clock and a
+ * recording messenger. A participant's message is simulated as the engine records it (under the participant lock,
+ * `onParticipantMessage` inside the transaction that records it); `sendScheduledPrompt` performs the daily-prompt
+ * handler's steps at an arbitrary instant for tests that need one, `scheduleDaily` uses the real handler.
  */
 
 import { DataKey, type StateData } from '../../../src/domain/data-keys.ts';
 import { sequentialIds } from '../../../src/domain/ids.ts';
 import type { Participant } from '../../../src/domain/participant.ts';
 import { DONE_POLL } from '../../../src/domain/polls.ts';
+import type { HabitPromptGenerator } from '../../../src/engine/habit-prompt-generator.ts';
 import { newFlowState, readData, writeData } from '../../../src/engine/participant-data.ts';
 import { createRecordingMessenger, type RecordingMessenger } from '../../../src/engine/recording-messenger.ts';
 import { createManualClock, type ManualClock } from '../../../src/scheduling/clock.ts';
+import { createDailyPromptHandler } from '../../../src/scheduling/daily-prompt-handler.ts';
+import { armSchedule, DAILY_PROMPT_JOB } from '../../../src/scheduling/daily-prompt-jobs.ts';
 import type { JobRunner } from '../../../src/scheduling/job-runner.ts';
 import { createJobRunner } from '../../../src/scheduling/job-runner-service.ts';
 import { silentLog } from '../../../src/scheduling/scheduling-log.ts';
@@ -40,10 +44,20 @@ export interface TimerHarness {
   timers: ConversationTimers;
   /** Enrols an active participant (Toronto unless overridden) with an empty flow state. */
   enrol(overrides?: Partial<Participant>): Promise<Participant>;
-  /** What the daily-prompt handler does: send the prompt and the Done poll, then record it and call the hooks. */
+  /**
+   * The daily-prompt handler's steps, now: the delivery guard, the prompt and the Done poll, then one transaction
+   * recording it with `afterPromptSent`, then the follow-ups it returned. Returns the sent instant.
+   */
   sendScheduledPrompt(participantId: string, prompt?: string): Promise<Date>;
+  /** A fixed daily schedule (`HH:MM` local, 10 minutes prep) delivered by the real `daily_prompt` handler. */
+  scheduleDaily(participantId: string, fixedTime: string, timezone?: string): Promise<void>;
   /** What the engine does with a participant's message (step 1): transcript and `onParticipantMessage`, one tx. */
   reply(participantId: string, text: string, at?: Date): Promise<void>;
+  /**
+   * The interleaving a lock exists for: the runner claims the (due) job, its handler queues behind the participant
+   * lock, which `work` holds; the handler runs once `work` is done. Resolves when the handler has finished.
+   */
+  whileClaimed(participantId: string, jobId: string, work: () => Promise<void>): Promise<void>;
   /** Moves the clock forward, running every job that falls due on the way. Returns how many ran. */
   advance(milliseconds: number): Promise<number>;
   data(participantId: string): Promise<StateData>;
@@ -63,6 +77,9 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
   const newId = sequentialIds();
   const runner = createJobRunner({ store, clock, lock, log: silentLog });
   let enrolled = 0;
+  const promptGenerator: HabitPromptGenerator = {
+    generate: async () => ({ ok: true, prompt: HABIT_PROMPT, warnings: [] }),
+  };
   const timers = registerTimers({
     runner,
     store,
@@ -72,6 +89,21 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
     config: { ...DEFAULT_TIMER_CONFIG, ...config },
     log: silentLog,
   });
+  runner.register(
+    DAILY_PROMPT_JOB,
+    createDailyPromptHandler({
+      store,
+      clock,
+      messenger,
+      promptGenerator,
+      newId,
+      config: { prepTimeMinutes: 10, missedPromptGraceMs: HOUR },
+      log: silentLog,
+      afterPromptSent: timers.afterPromptSent,
+      deliveryGuard: timers.deliveryGuard,
+      onJobEnqueued: () => runner.notify(),
+    }),
+  );
 
   return {
     store,
@@ -102,26 +134,45 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
       return participant;
     },
     async sendScheduledPrompt(participantId, prompt = HABIT_PROMPT) {
-      const sentAt = await lock.run(participantId, async () => {
+      return lock.run(participantId, async () => {
         const sentAt = clock.now();
-        if (!timers.shouldSendDailyPrompt(await readData(store, participantId))) return sentAt;
+        const participant = await store.participants.get(participantId);
+        if (!participant) throw new Error(`unknown participant ${participantId}`);
+        const decision = await timers.deliveryGuard(store, { participant, now: sentAt });
+        if (!decision.deliver) return sentAt;
         await messenger.send(participantId, { type: 'text', text: prompt }, { kind: 'proactive', module: 'scheduler' });
         await messenger.send(
           participantId,
           { type: 'poll', question: DONE_POLL.question, options: [...DONE_POLL.options] },
           { kind: 'poll', module: 'scheduler' },
         );
-        await store.transaction(async (tx) => {
+        const followUps = await store.transaction(async (tx) => {
           await writeData(tx, participantId, { [DataKey.lastPromptSentAt]: sentAt.toISOString() }, sentAt);
-          await timers.recordProactiveSent(tx, participantId, sentAt);
-          await timers.afterPromptSent(tx, { participantId, sentAt, prompt });
+          return timers.afterPromptSent(tx, { participantId, participant, sentAt, prompt, fallback: false });
         });
+        for (const send of followUps ?? []) await messenger.send(send.participantId, send.message, send.options);
         return sentAt;
       });
-      // The intensity-poll check is a job due now: run it, as the runner would right after the prompt's handler
-      // (outside the lock, which its handler takes).
-      await runner.runDue();
-      return sentAt;
+    },
+    async scheduleDaily(participantId, fixedTime, timezone = 'America/Toronto') {
+      const now = clock.now();
+      await store.transaction((tx) =>
+        armSchedule(tx, {
+          participantId,
+          schedule: {
+            id: newId('sched'),
+            type: 'fixed',
+            fixed_time: fixedTime,
+            timezone,
+            created_at: now.toISOString(),
+            timer_id: '',
+          },
+          now,
+          newId,
+          random: () => 0,
+          prepTimeMinutes: 10,
+        }),
+      );
     },
     reply(participantId, text, at = clock.now()) {
       return lock.run(participantId, () =>
@@ -130,6 +181,15 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
           await timers.turnHooks.onParticipantMessage(tx, { participantId, at, sourceMessageId: undefined });
         }),
       );
+    },
+    async whileClaimed(participantId, jobId, work) {
+      let run: Promise<number> | undefined;
+      await lock.run(participantId, async () => {
+        run = runner.runDue();
+        await waitUntil(async () => (await store.jobs.get(jobId))?.status === 'running');
+        await work();
+      });
+      await run;
     },
     advance(milliseconds) {
       return runner.advanceTo(new Date(clock.now().getTime() + milliseconds));
@@ -146,4 +206,13 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
       await store.close();
     },
   };
+}
+
+/** Polls `condition` once per event-loop turn; throws if it never holds. */
+export async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 1000; attempt += 1) {
+    if (await condition()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error('condition never became true');
 }

@@ -40,24 +40,13 @@ async function promptWithReminderDueNow(): Promise<{ participantId: string; remi
   return { participantId: participant.id, reminderId, dueAt: reminder.runAt };
 }
 
-async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
-  for (let attempt = 0; attempt < 1000; attempt += 1) {
-    if (await condition()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error('condition never became true');
-}
-
 describe('reply racing its reminder', () => {
   it('the runner claimed the reminder but the reply commits first: the reply wins, no reminder', async () => {
     harness = await createTimerHarness();
     const { participantId, reminderId, dueAt } = await promptWithReminderDueNow();
-    let run: Promise<number> | undefined;
-    await harness.lock.run(participantId, async () => {
-      run = harness.runner.runDue();
-      // The job is claimed (running) and its handler is queued behind this lock.
-      await waitUntil(async () => (await harness.store.jobs.get(reminderId))?.status === 'running');
-      await harness.store.transaction(async (tx) => {
+    // The job is claimed (running) and its handler is queued behind the lock the reply holds.
+    await harness.whileClaimed(participantId, reminderId, () =>
+      harness.store.transaction(async (tx) => {
         await tx.transcript.append([
           { participantId, role: 'user', kind: 'message', content: 'did it!', createdAt: dueAt },
         ]);
@@ -66,9 +55,8 @@ describe('reply racing its reminder', () => {
           at: dueAt,
           sourceMessageId: undefined,
         });
-      });
-    });
-    await run;
+      }),
+    );
     expect(await outcome(participantId)).toEqual({ replyCancelled: true, reminderSent: false });
     expect((await harness.store.jobs.get(reminderId))?.status).toBe('completed');
   });
@@ -76,15 +64,12 @@ describe('reply racing its reminder', () => {
   it('the reminder handler holds the lock first: the reminder wins, the reply finds nothing pending', async () => {
     harness = await createTimerHarness();
     const { participantId, reminderId, dueAt } = await promptWithReminderDueNow();
-    let run: Promise<number> | undefined;
     let reply: Promise<void> | undefined;
-    await harness.lock.run(participantId, async () => {
-      run = harness.runner.runDue();
-      await waitUntil(async () => (await harness.store.jobs.get(reminderId))?.status === 'running');
+    await harness.whileClaimed(participantId, reminderId, async () => {
       // The lock is FIFO: the reply queues behind the reminder handler.
       reply = harness.reply(participantId, 'did it!', dueAt);
     });
-    await Promise.all([run, reply]);
+    await reply;
     expect(await outcome(participantId)).toEqual({ replyCancelled: false, reminderSent: true });
   });
 
