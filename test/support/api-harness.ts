@@ -62,7 +62,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
   const lock = createInProcessLock();
   const metrics = createMetrics({ jobs: store.jobs });
   const messenger = createOutboxMessenger({ store, clock, newId });
-  const flow = createFakeConversationFlow({ messenger, lock });
+  const flow = createFakeConversationFlow({ messenger, lock, transcript: store.transcript });
   const participants = createParticipantService({
     store,
     flow,

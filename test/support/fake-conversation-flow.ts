@@ -6,6 +6,7 @@
 import type { ConversationFlow, IncomingMessage, TurnResult } from '../../src/engine/conversation-flow.ts';
 import type { Messenger } from '../../src/engine/messenger.ts';
 import type { ParticipantLock } from '../../src/store/participant-lock.ts';
+import type { TranscriptRepository } from '../../src/store/store.ts';
 
 export const GREETING_TEXT = 'Hi! I am your habit coach.';
 
@@ -21,8 +22,10 @@ export interface FakeConversationFlow extends ConversationFlow {
 export function createFakeConversationFlow(options: {
   messenger: Messenger;
   lock: ParticipantLock;
+  /** Where the participant's message is recorded, as the real engine does (poll answers depend on it). */
+  transcript: TranscriptRepository;
 }): FakeConversationFlow {
-  const { messenger, lock } = options;
+  const { messenger, lock, transcript } = options;
   const flow: FakeConversationFlow = {
     greeted: [],
     messages: [],
@@ -40,6 +43,16 @@ export function createFakeConversationFlow(options: {
     handleMessage(message) {
       return lock.run(message.participantId, async (): Promise<TurnResult> => {
         flow.messages.push(message);
+        await transcript.append([
+          {
+            participantId: message.participantId,
+            role: 'user',
+            kind: 'message',
+            content: message.text,
+            createdAt: message.receivedAt,
+            ...(message.sourceMessageId ? { sourceMessageId: message.sourceMessageId } : {}),
+          },
+        ]);
         await flow.gate;
         if (flow.failMessages) throw new Error('turn exploded');
         const reply = `You said: ${message.pollAnswer ? `${message.pollAnswer.option}` : message.text}`;

@@ -1,0 +1,140 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { adaptForChannel, createDeliveryHandler, DELIVER_MESSAGE_JOB } from '../../src/channels/delivery-handler.ts';
+import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
+import { createRecordingChannel, type RecordingChannel } from '../../src/channels/recording-channel.ts';
+import { createWebhookChannel } from '../../src/channels/webhook/webhook-channel.ts';
+import { sequentialIds } from '../../src/domain/ids.ts';
+import type { Messenger } from '../../src/engine/messenger.ts';
+import { silentLog } from '../../src/observability/log.ts';
+import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
+import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
+import type { JobRunner } from '../../src/scheduling/job-runner.ts';
+import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';
+import { createInProcessLock } from '../../src/store/participant-lock.ts';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
+
+const START = new Date('2026-03-02T14:00:00.000Z');
+const PARTICIPANT = {
+  id: 'conv_1',
+  phoneNumber: '+15551230001',
+  name: '',
+  gender: '',
+  ethnicity: '',
+  background: '',
+  timezone: '',
+  status: 'active' as const,
+  enrolledAt: START,
+  createdAt: START,
+  updatedAt: START,
+};
+
+let store: Store;
+let clock: ManualClock;
+let runner: JobRunner;
+let messenger: Messenger;
+let metrics: Metrics;
+
+beforeEach(async () => {
+  store = await createSqliteStore({ filename: ':memory:' });
+  clock = createManualClock(START);
+  metrics = createMetrics();
+  runner = createJobRunner({ store, clock, lock: createInProcessLock(), log: silentLog });
+  messenger = createOutboxMessenger({ store, clock, newId: sequentialIds() });
+  await store.participants.create(PARTICIPANT);
+});
+afterEach(async () => {
+  await runner.stop();
+  await store.close();
+});
+
+function useChannel(channel: RecordingChannel | ReturnType<typeof createWebhookChannel>): void {
+  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channel, metrics, log: silentLog }), { lock: false });
+}
+
+describe('the deliver_message handler', () => {
+  it('delivers outbox messages through the channel, in order', async () => {
+    const channel = createRecordingChannel();
+    useChannel(channel);
+    await messenger.send(PARTICIPANT.id, { type: 'text', text: 'first' }, { kind: 'reply' });
+    await messenger.send(
+      PARTICIPANT.id,
+      { type: 'poll', question: 'Did you do it?', options: ['Done', 'Next time'] },
+      { kind: 'poll' },
+    );
+    expect(await runner.runDue()).toBe(2);
+    expect(channel.delivered.map((message) => [message.kind, message.text])).toEqual([
+      ['text', 'first'],
+      ['poll', 'Did you do it?'],
+    ]);
+    expect(channel.delivered[1]?.poll?.options).toEqual(['Done', 'Next time']);
+    expect(await metrics.registry.getSingleMetricAsString('promptpipe_outbound_messages_total')).toContain(
+      'promptpipe_outbound_messages_total{channel="recording",outcome="delivered"} 2',
+    );
+  });
+
+  it('renders a poll as a numbered list for a channel without polls', async () => {
+    const channel = createRecordingChannel({ supportsPolls: false });
+    useChannel(channel);
+    await messenger.send(
+      PARTICIPANT.id,
+      { type: 'poll', question: "How's the intensity?", options: ['Decrease', 'Keep current', 'Increase'] },
+      { kind: 'poll' },
+    );
+    await runner.runDue();
+    expect(channel.delivered).toEqual([
+      {
+        id: 'out_1',
+        participantId: PARTICIPANT.id,
+        to: PARTICIPANT.phoneNumber,
+        kind: 'text',
+        text: "How's the intensity?\n1. Decrease\n2. Keep current\n3. Increase",
+      },
+    ]);
+  });
+
+  it('retries a failed delivery with back-off, keeping the same outbound id', async () => {
+    const channel = createRecordingChannel();
+    channel.failNext = 2;
+    useChannel(channel);
+    await messenger.send(PARTICIPANT.id, { type: 'text', text: 'persistent' }, { kind: 'reply' });
+    await runner.advanceTo(new Date(START.getTime() + 10 * 60_000));
+    expect(channel.attempts.map((message) => message.id)).toEqual(['out_1', 'out_1', 'out_1']);
+    expect(channel.delivered.map((message) => message.text)).toEqual(['persistent']);
+    const [job] = (await store.jobs.listPending()).filter((pending) => pending.kind === DELIVER_MESSAGE_JOB);
+    expect(job).toBeUndefined();
+  });
+
+  it('delivers to a real HTTP gateway and retries on a non-2xx answer', async () => {
+    const receiver: HttpReceiver = await startHttpReceiver();
+    try {
+      receiver.respond = (_request, index) => ({ status: index === 0 ? 502 : 200 });
+      useChannel(createWebhookChannel({ url: receiver.url, secret: 'k', timeoutMs: 2000, log: silentLog }));
+      await messenger.send(PARTICIPANT.id, { type: 'text', text: 'over HTTP' }, { kind: 'reply' });
+      await runner.advanceTo(new Date(START.getTime() + 5 * 60_000));
+      expect(receiver.requests.map((request) => JSON.parse(request.body).id)).toEqual(['out_1', 'out_1']);
+      expect(await metrics.registry.getSingleMetricAsString('promptpipe_outbound_messages_total')).toContain(
+        'outcome="failed"} 1',
+      );
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('adaptForChannel', () => {
+  it('leaves text and polls on poll-capable channels unchanged', () => {
+    const poll = {
+      id: 'out_1',
+      participantId: 'p',
+      to: '+1',
+      kind: 'poll' as const,
+      text: 'Q?',
+      poll: { id: 'out_1', question: 'Q?', options: ['A', 'B'] },
+    };
+    expect(adaptForChannel(poll, { supportsPolls: true })).toBe(poll);
+    const text = { id: 'out_2', participantId: 'p', to: '+1', kind: 'text' as const, text: 'hi' };
+    expect(adaptForChannel(text, { supportsPolls: false })).toBe(text);
+  });
+});

@@ -1,0 +1,105 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { OutboundMessage } from '../../src/channels/channel.ts';
+import { createWebhookChannel } from '../../src/channels/webhook/webhook-channel.ts';
+import { verifySignature } from '../../src/channels/webhook/webhook-signature.ts';
+import { AppError } from '../../src/domain/errors.ts';
+import { silentLog } from '../../src/observability/log.ts';
+import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
+
+const TEXT: OutboundMessage = {
+  id: 'out_1',
+  participantId: 'conv_1',
+  to: '+15551230001',
+  kind: 'text',
+  text: 'Time for your walk!',
+};
+const POLL: OutboundMessage = {
+  id: 'out_2',
+  participantId: 'conv_1',
+  to: '+15551230001',
+  kind: 'poll',
+  text: 'Did you do it?',
+  poll: { id: 'out_2', question: 'Did you do it?', options: ['Done', 'Next time'] },
+};
+
+let receiver: HttpReceiver;
+beforeEach(async () => {
+  receiver = await startHttpReceiver();
+});
+afterEach(async () => {
+  await receiver.close();
+});
+
+describe('the webhook channel (outbound)', () => {
+  it('POSTs the documented payload with the idempotency key', async () => {
+    const channel = createWebhookChannel({ url: receiver.url, secret: undefined, timeoutMs: 2000, log: silentLog });
+    await channel.send(TEXT);
+    await channel.send(POLL);
+    expect(receiver.requests).toHaveLength(2);
+    const [text, poll] = receiver.requests;
+    expect(text?.method).toBe('POST');
+    expect(text?.url).toBe('/hook');
+    expect(text?.headers['content-type']).toBe('application/json');
+    expect(text?.headers['idempotency-key']).toBe('out_1');
+    expect(text?.headers['x-promptpipe-signature']).toBeUndefined();
+    expect(JSON.parse(text?.body ?? '')).toEqual({
+      id: 'out_1',
+      participant_id: 'conv_1',
+      to: '+15551230001',
+      kind: 'text',
+      text: 'Time for your walk!',
+    });
+    expect(JSON.parse(poll?.body ?? '')).toEqual({
+      id: 'out_2',
+      participant_id: 'conv_1',
+      to: '+15551230001',
+      kind: 'poll',
+      text: 'Did you do it?',
+      poll: { id: 'out_2', question: 'Did you do it?', options: ['Done', 'Next time'] },
+    });
+  });
+
+  it('signs the exact body with the secret', async () => {
+    const channel = createWebhookChannel({ url: receiver.url, secret: 'shh', timeoutMs: 2000, log: silentLog });
+    await channel.send(TEXT);
+    const [request] = receiver.requests;
+    const signature = request?.headers['x-promptpipe-signature'] as string;
+    expect(signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(verifySignature('shh', request?.body ?? '', signature)).toBe(true);
+    expect(verifySignature('other', request?.body ?? '', signature)).toBe(false);
+  });
+
+  it('returns the provider message id a gateway answers with', async () => {
+    receiver.respond = () => ({ status: 201, body: '{"provider_message_id":"wamid.77"}' });
+    const channel = createWebhookChannel({ url: receiver.url, secret: undefined, timeoutMs: 2000, log: silentLog });
+    expect(await channel.send(TEXT)).toEqual({ providerMessageId: 'wamid.77' });
+  });
+
+  it.each([400, 404, 500, 503])('rejects (so the outbox retries) when the gateway answers %i', async (status) => {
+    receiver.respond = () => ({ status, body: 'gateway trouble' });
+    const channel = createWebhookChannel({ url: receiver.url, secret: undefined, timeoutMs: 2000, log: silentLog });
+    const sending = channel.send(TEXT);
+    await expect(sending).rejects.toBeInstanceOf(AppError);
+    await expect(sending).rejects.toThrow(`answered ${status}: gateway trouble`);
+  });
+
+  it('rejects when the gateway does not answer in time', async () => {
+    receiver.respond = () => ({ status: 200, delayMs: 500 });
+    const channel = createWebhookChannel({ url: receiver.url, secret: undefined, timeoutMs: 50, log: silentLog });
+    await expect(channel.send(TEXT)).rejects.toThrow(/webhook POST to .* failed/);
+  });
+
+  it('rejects when nothing listens', async () => {
+    const url = receiver.url;
+    await receiver.close();
+    receiver = await startHttpReceiver();
+    const channel = createWebhookChannel({ url, secret: undefined, timeoutMs: 1000, log: silentLog });
+    await expect(channel.send(TEXT)).rejects.toThrow(/failed/);
+  });
+
+  it('only records (sends nothing) without a URL', async () => {
+    const channel = createWebhookChannel({ url: undefined, secret: undefined, timeoutMs: 1000, log: silentLog });
+    await expect(channel.send(TEXT)).resolves.toEqual({});
+    expect(receiver.requests).toEqual([]);
+  });
+});
