@@ -73,8 +73,8 @@ describe('timers after a scheduled prompt (§2.3, §5)', () => {
     expect((await harness.data(participant.id))[DataKey.dailyPromptRespondedAt]).toBeUndefined();
   });
 
-  it('a week across the spring-forward change: one prompt and one intensity poll per local day, reminders only on unanswered days, in well under a second', async () => {
-    const startedAt = performance.now();
+  it('a week across the spring-forward change: one prompt and one intensity poll per local day, reminders only on unanswered days', async () => {
+    // Runs in milliseconds on the manual clock; speed is measured by `npm run bench`, never asserted here.
     harness = await createTimerHarness();
     const participant = await harness.enrol();
     harness.clock.set(new Date(START.getTime() - HOUR));
@@ -109,6 +109,5 @@ describe('timers after a scheduled prompt (§2.3, §5)', () => {
     expect(count(texts, INTENSITY_POLL_QUESTION)).toBe(7);
     expect(count(texts, DAILY_PROMPT_REMINDER_MESSAGE)).toBe(2);
     expect((await harness.data(participant.id))[DataKey.engagementState]).toBe('active');
-    expect(performance.now() - startedAt).toBeLessThan(1000);
   });
 });
