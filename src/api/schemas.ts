@@ -121,7 +121,18 @@ export const stateSchema = z.object({
   current_state: z.string().nullable(),
   conversation_state: z.enum([ConversationState.INTAKE, ConversationState.FEEDBACK]),
   profile: z.record(z.string(), z.unknown()).nullable(),
-  schedules: z.array(z.unknown()),
+  schedules: z.array(
+    z.object({
+      id: z.string(),
+      type: z.enum(['fixed', 'random']),
+      fixed_time: z.string().optional().describe('HH:MM local'),
+      random_start_time: z.string().optional(),
+      random_end_time: z.string().optional(),
+      timezone: z.string(),
+      created_at: z.string(),
+      timer_id: z.string().describe('The pending daily_prompt job'),
+    }),
+  ),
   pending_jobs: z.array(
     z.object({
       id: z.string(),

@@ -81,7 +81,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const llmDuration = new Histogram({
     name: 'promptpipe_llm_call_duration_seconds',
-    help: 'Wall-clock latency of LLM chat calls, including retries and waiting for a concurrency slot.',
+    help: 'Wall-clock latency of LLM chat calls, including the adapter retries (not the wait for a concurrency slot).',
     labelNames: ['purpose', 'outcome'] as const,
     buckets: LLM_DURATION_BUCKETS,
     registers,

@@ -20,9 +20,11 @@ import { conversationStateOf, newFlowState, writeData } from '../engine/particip
 import { stateTransitionJobKey, type TransitionOutcome, transitionInTransaction } from '../engine/state-transition.ts';
 import type { Log } from '../observability/log.ts';
 import type { Clock } from '../scheduling/clock.ts';
+import { parseScheduleRegistry, type ScheduleInfo } from '../scheduling/schedule-registry.ts';
+import { canonicalTimeZone } from '../scheduling/schedule-time.ts';
+import { cancelAllParticipantJobs } from '../scheduling/timers/index.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import type { Job, Store, TranscriptEntry } from '../store/store.ts';
-import { canonicalTimeZone } from './time-zone.ts';
 
 /** Sent to a participant when they are unregistered, before anything is removed. */
 export const UNREGISTER_NOTICE =
@@ -62,7 +64,7 @@ export interface ParticipantStateView {
   /** The stored profile, or null before intake saved anything. */
   profile: UserProfile | null;
   /** The `scheduleRegistry` entries. */
-  schedules: unknown[];
+  schedules: ScheduleInfo[];
   pendingJobs: Job[];
   data: StateData;
 }
@@ -202,7 +204,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
           );
         }
         // Leaving `active` stops every proactive message: prompts, reminders, timers and queued deliveries.
-        const cancelledJobs = leavesActive ? await tx.jobs.cancelForParticipant(participantId, now) : 0;
+        const cancelledJobs = leavesActive ? await cancelAllParticipantJobs(tx, participantId, now) : 0;
         await tx.events.record({
           participantId,
           type: 'participant-updated',
@@ -226,7 +228,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
       await requireParticipant(participantId);
       // Order matters: cancel first, then send. The notice's own `deliver_message` job is enqueued after the
       // cancellation, so it survives it, and jobs carry no foreign key, so it survives the participant's removal too.
-      await store.jobs.cancelForParticipant(participantId, clock.now());
+      await store.transaction((tx) => cancelAllParticipantJobs(tx, participantId, clock.now()));
       try {
         await messenger.send(
           participantId,
@@ -274,7 +276,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
       currentState: flowState?.currentState ?? null,
       conversationState: conversationStateOf(data),
       profile: storedProfile ? parseProfile(storedProfile, clock.now()) : null,
-      schedules: parseSchedules(data[DataKey.scheduleRegistry]),
+      schedules: parseScheduleRegistry(data[DataKey.scheduleRegistry]),
       pendingJobs: await store.jobs.listPending({ participantId }),
       data,
     };
@@ -334,17 +336,4 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
     transition,
     sendOrganiserMessage,
   };
-}
-
-/** `scheduleRegistry` is a JSON array of schedules (or, leniently, an object keyed by schedule id). */
-export function parseSchedules(raw: string | undefined): unknown[] {
-  if (!raw) return [];
-  try {
-    const value: unknown = JSON.parse(raw);
-    if (Array.isArray(value)) return value;
-    if (value && typeof value === 'object') return Object.values(value);
-    return [];
-  } catch {
-    return [];
-  }
 }

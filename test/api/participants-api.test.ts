@@ -322,7 +322,14 @@ describe('GET /conversation/participants/{id}/history', () => {
 describe('GET /conversation/participants/{id}/state', () => {
   it('returns state, profile, schedules, pending jobs and data', async () => {
     const ada = await harness.enroll();
-    const schedule = { id: 'sched_1', kind: 'daily', time: '09:00', timezone: 'America/New_York' };
+    const schedule = {
+      id: 'sched_1',
+      type: 'fixed',
+      fixed_time: '09:00',
+      timezone: 'America/New_York',
+      created_at: '2026-03-02T14:00:00.000Z',
+      timer_id: 'job_1',
+    };
     const { writeData } = await import('../../src/engine/participant-data.ts');
     await writeData(
       harness.store,

@@ -7,7 +7,7 @@ import { errorMessage } from '../../domain/errors.ts';
 import { ParticipantStatus } from '../../domain/participant.ts';
 import type { Log } from '../../observability/log.ts';
 import type { Metrics } from '../../observability/metrics.ts';
-import type { Clock } from '../../scheduling/clock.ts';
+import { type Clock, systemClock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import { buildOpenApiDocument } from '../openapi-document.ts';
 
@@ -18,8 +18,8 @@ export function registerSystemRoutes(
   const { store, clock, metrics, log } = options;
 
   app.get('/health', { config: { public: true } }, async (_request, reply) => {
-    // The wall clock, not the study clock: health is about this process, now.
-    const timestamp = new Date().toISOString();
+    // The wall clock, not the (possibly manual) study clock: health is about this process, now.
+    const timestamp = systemClock.now().toISOString();
     try {
       await store.ping();
       const activeParticipants = await store.participants.count({ status: ParticipantStatus.ACTIVE });

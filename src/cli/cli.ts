@@ -1,0 +1,217 @@
+/**
+ * `promptpipe serve | chat | migrate | participants list | participants enroll …`: thin commands over the one
+ * composition root (`src/main.ts`). Each reads the configuration once, does its job, and shuts down cleanly.
+ */
+import { Command, Option } from 'commander';
+import { participantJson } from '../api/views.ts';
+import { createConsoleChannel } from '../channels/console/console-channel.ts';
+import { type ConsoleChat, startConsoleChat } from '../channels/console/console-chat.ts';
+import { type Config, loadConfig, readEnvironment } from '../config.ts';
+import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
+import { type ApplicationLogger, createApplication, openStore, VERSION } from '../main.ts';
+import { createLogger } from '../observability/log.ts';
+
+/** Where the commands write; replaceable in tests. */
+export interface CliIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** Registers the shutdown signal handlers of `serve` / `chat`. */
+  onSignal(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void;
+  exit(code: number): void;
+}
+
+export const processIo: CliIo = {
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  onSignal: (signal, handler) => process.on(signal, handler),
+  exit: (code) => process.exit(code),
+};
+
+function readConfig(): Config {
+  return loadConfig(readEnvironment());
+}
+
+function logger(config: Config, destination: 'stdout' | 'stderr' = 'stdout'): ApplicationLogger {
+  return createLogger({ level: config.logLevel, destination });
+}
+
+/** A first signal shuts down gracefully; a second one, while that is under way, exits at once. */
+function onShutdownSignals(io: CliIo, log: ApplicationLogger, shutdown: () => Promise<void>): void {
+  let shuttingDown = false;
+  const handle = (): void => {
+    if (shuttingDown) {
+      log.warn({}, 'second signal: exiting without waiting');
+      io.exit(1);
+      return;
+    }
+    shuttingDown = true;
+    log.info({}, 'shutting down: finishing the work in flight (signal again to force)');
+    shutdown().then(
+      () => io.exit(0),
+      (error: unknown) => {
+        log.error({ error: String(error) }, 'shutdown failed');
+        io.exit(1);
+      },
+    );
+  };
+  io.onSignal('SIGINT', handle);
+  io.onSignal('SIGTERM', handle);
+}
+
+async function serve(io: CliIo): Promise<void> {
+  const config = readConfig();
+  const log = logger(config);
+  const app = await createApplication({ config, log });
+  onShutdownSignals(io, log, () => app.stop());
+  await app.start({ listen: true });
+  log.info({ version: VERSION, host: config.api.host, port: config.api.port }, 'PromptPipe is running');
+}
+
+async function chat(io: CliIo, options: { phone: string; name?: string }): Promise<void> {
+  const config = readConfig();
+  // The terminal is the conversation: logs go to stderr, and only warnings unless LOG_LEVEL asks for more.
+  const log = createLogger({
+    level: config.logLevel === 'info' ? 'warn' : config.logLevel,
+    destination: 'stderr',
+  }) as unknown as ApplicationLogger;
+  let session: ConsoleChat | undefined;
+  const channel = createConsoleChannel({ output: io.stdout, onDelivered: () => session?.prompt() });
+  const app = await createApplication({ config, log, channel });
+  await app.start();
+  try {
+    const existing = await app.participants.findByPhone(options.phone);
+    if (existing) {
+      io.stdout.write(`Continuing the conversation of ${existing.phoneNumber} (${existing.id}). /quit to leave.\n`);
+    } else {
+      const enrolled = await app.participants.enroll(
+        { phoneNumber: options.phone, ...(options.name ? { name: options.name } : {}) },
+        { source: 'cli' },
+      );
+      io.stdout.write(`Enrolled ${enrolled.phoneNumber} as ${enrolled.id}. /quit to leave.\n`);
+    }
+    const participant = await app.participants.findByPhone(options.phone);
+    session = startConsoleChat({
+      input: io.stdin,
+      output: io.stdout,
+      phoneNumber: participant?.phoneNumber ?? options.phone,
+      inbound: app.inbound,
+    });
+    await session.finished;
+  } finally {
+    await app.stop();
+  }
+}
+
+async function migrate(io: CliIo): Promise<void> {
+  const config = readConfig();
+  const store = await openStore(config, logger(config, 'stderr'));
+  await store.close();
+  io.stdout.write('database is up to date\n');
+}
+
+async function listParticipants(io: CliIo, options: { status?: string }): Promise<void> {
+  const config = readConfig();
+  const store = await openStore(config, logger(config, 'stderr'));
+  try {
+    const filter = options.status ? { status: options.status as ParticipantStatus } : {};
+    const participants = await store.participants.list(filter);
+    io.stdout.write(`${JSON.stringify(participants.map(participantJson), null, 2)}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+interface EnrollOptions {
+  phone: string;
+  name?: string;
+  gender?: string;
+  ethnicity?: string;
+  background?: string;
+  timezone?: string;
+  greet: boolean;
+}
+
+async function enrollParticipant(io: CliIo, options: EnrollOptions): Promise<void> {
+  const config = readConfig();
+  const app = await createApplication({ config, log: logger(config, 'stderr') });
+  try {
+    const participant = await app.participants.enroll(
+      {
+        phoneNumber: options.phone,
+        ...(options.name !== undefined ? { name: options.name } : {}),
+        ...(options.gender !== undefined ? { gender: options.gender } : {}),
+        ...(options.ethnicity !== undefined ? { ethnicity: options.ethnicity } : {}),
+        ...(options.background !== undefined ? { background: options.background } : {}),
+        ...(options.timezone !== undefined ? { timezone: options.timezone } : {}),
+      },
+      { greet: options.greet, source: 'cli' },
+    );
+    // Deliver the greeting now rather than leave it to the next server start (the outbox would, too).
+    await app.runner.runDue();
+    io.stdout.write(`${JSON.stringify(participantJson(participant), null, 2)}\n`);
+  } finally {
+    await app.stop();
+  }
+}
+
+/** The command tree. `io` is where output goes; errors are reported by {@link runCli}. */
+export function buildCli(io: CliIo = processIo): Command {
+  const program = new Command('promptpipe')
+    .description('LLM habit-coaching conversations for research studies')
+    .version(VERSION)
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .showHelpAfterError();
+
+  program
+    .command('serve', { isDefault: true })
+    .description('run the HTTP API, the channel and the scheduler (npm start)')
+    .action(() => serve(io));
+
+  program
+    .command('chat')
+    .description('talk to the coach in this terminal as the participant with this phone number')
+    .requiredOption('--phone <phone>', 'participant phone number (enrolled first when unknown)')
+    .option('--name <name>', 'name, when enrolling')
+    .action((options: { phone: string; name?: string }) => chat(io, options));
+
+  program
+    .command('migrate')
+    .description('create or upgrade the database schema (serve also does it on start)')
+    .action(() => migrate(io));
+
+  const participants = program.command('participants').description('manage participants');
+  participants
+    .command('list')
+    .description('print the participants as JSON')
+    .addOption(new Option('--status <status>', 'only this status').choices(PARTICIPANT_STATUSES))
+    .action((options: { status?: string }) => listParticipants(io, options));
+  participants
+    .command('enroll')
+    .description('enroll a participant and send the greeting')
+    .requiredOption('--phone <phone>', 'phone number (national numbers use DEFAULT_COUNTRY)')
+    .option('--name <name>')
+    .option('--gender <gender>')
+    .option('--ethnicity <ethnicity>')
+    .option('--background <text>')
+    .option('--timezone <zone>', 'IANA time zone, e.g. America/New_York')
+    .option('--no-greet', 'do not send the greeting')
+    .action((options: EnrollOptions) => enrollParticipant(io, options));
+
+  return program;
+}
+
+/** Parses `argv` and runs the command; a configuration or input error is printed plainly with exit code 2. */
+export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<void> {
+  try {
+    await buildCli(io).parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`promptpipe: ${message}\n`);
+    io.exit(2);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Counts state transitions from the audit log: a `Store` decorator that observes every `state-changed` event as it
+ * is recorded. Every sub-state change in PromptPipe records that event (the transition tool, delayed transitions,
+ * auto-feedback, the admin override, the engine's routing default), so counting here catches all of them without
+ * each caller knowing about metrics.
+ *
+ * An event recorded in a transaction that later rolls back is still counted: metrics are approximate by nature,
+ * the event log is the exact record.
+ */
+
+import type { EventRepository, NewEvent, Store, StoreRepositories } from '../store/store.ts';
+import type { Metrics } from './metrics.ts';
+
+export const STATE_CHANGED_EVENT = 'state-changed';
+
+export function withEventMetrics(store: Store, metrics: Pick<Metrics, 'recordStateTransition'>): Store {
+  function observe(event: NewEvent): void {
+    if (event.type !== STATE_CHANGED_EVENT) return;
+    const text = (value: unknown): string => (typeof value === 'string' && value ? value : 'unknown');
+    metrics.recordStateTransition(text(event.data['from']), text(event.data['to']), text(event.data['source']));
+  }
+
+  function observedEvents(events: EventRepository): EventRepository {
+    return {
+      async record(event) {
+        await events.record(event);
+        observe(event);
+      },
+      list: (filter) => events.list(filter),
+    };
+  }
+
+  function observedRepositories(repositories: StoreRepositories): StoreRepositories {
+    return {
+      participants: repositories.participants,
+      flowStates: repositories.flowStates,
+      transcript: repositories.transcript,
+      events: observedEvents(repositories.events),
+      jobs: repositories.jobs,
+      inbound: repositories.inbound,
+    };
+  }
+
+  /** The transaction's repositories are a `Store` too (nested calls join it); the wrapper keeps that true. */
+  function observedStore(inner: Store): Store {
+    return {
+      ...observedRepositories(inner),
+      dialect: inner.dialect,
+      transaction: (fn) => inner.transaction((tx) => fn(observedStore(tx as Store))),
+      ping: () => inner.ping(),
+      close: () => inner.close(),
+    };
+  }
+
+  return observedStore(store);
+}

@@ -1,0 +1,124 @@
+/**
+ * The composition root wired for real, in process: the OpenAI-compatible adapter against the scripted HTTP model
+ * server, the webhook channel against a local HTTP gateway, a manual clock, SQLite in memory.
+ */
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { signBody, verifySignature } from '../../src/channels/webhook/webhook-signature.ts';
+import { loadConfig } from '../../src/config.ts';
+import { type Application, createApplication } from '../../src/main.ts';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
+import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
+
+const SECRET = 'gateway-secret';
+let model: ScriptedOpenAiServer;
+let gateway: HttpReceiver;
+let app: Application;
+
+async function eventually(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function startApp(environment: Record<string, string>): Promise<Application> {
+  const config = loadConfig({
+    API_ADDR: '127.0.0.1:0',
+    PROMPTPIPE_CLOCK: 'manual',
+    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
+    PROMPTPIPE_WEBHOOK_URL: gateway.url,
+    PROMPTPIPE_WEBHOOK_SECRET: SECRET,
+    LOG_LEVEL: 'silent',
+    ...environment,
+  });
+  const started = await createApplication({
+    config,
+    log: pino({ level: 'silent' }),
+    store: await createSqliteStore({ filename: ':memory:' }),
+  });
+  await started.start();
+  return started;
+}
+
+beforeEach(async () => {
+  gateway = await startHttpReceiver();
+  model = await startScriptedOpenAiServer({
+    respond: (request) =>
+      request.lastMessage?.content?.includes('expecting a greeting')
+        ? { content: 'Hi Ada! Which habit shall we build together?' }
+        : { content: `You said "${request.lastMessage?.content}".` },
+  });
+});
+afterEach(async () => {
+  await app.stop();
+  await model.close();
+  await gateway.close();
+});
+
+describe('the wired application', () => {
+  it('enrolls over HTTP, greets through the model, and delivers signed messages to the gateway', async () => {
+    app = await startApp({ OPENAI_BASE_URL: model.baseUrl });
+    const enrolled = await app.server.inject({
+      method: 'POST',
+      url: '/conversation/participants',
+      payload: { phone_number: '+15551230001', name: 'Ada', timezone: 'America/New_York' },
+    });
+    expect(enrolled.statusCode).toBe(201);
+    const participantId = enrolled.json().result.id as string;
+    await eventually(() => gateway.requests.length === 1, 'the greeting delivery');
+    const [greeting] = gateway.requests;
+    expect(JSON.parse(greeting?.body ?? '')).toMatchObject({
+      participant_id: participantId,
+      to: '+15551230001',
+      kind: 'text',
+      text: 'Hi Ada! Which habit shall we build together?',
+    });
+    expect(verifySignature(SECRET, greeting?.body ?? '', greeting?.headers['x-promptpipe-signature'] as string)).toBe(
+      true,
+    );
+
+    const body = JSON.stringify({ from: '+15551230001', text: 'I want to walk more', id: 'gw-1' });
+    const inbound = await app.server.inject({
+      method: 'POST',
+      url: '/channels/webhook/messages',
+      headers: { 'content-type': 'application/json', 'x-promptpipe-signature': signBody(SECRET, body) },
+      payload: body,
+    });
+    expect(inbound.statusCode).toBe(202);
+    await eventually(() => gateway.requests.length === 2, 'the reply delivery');
+    expect(JSON.parse(gateway.requests[1]?.body ?? '').text).toBe('You said "I want to walk more".');
+
+    const history = (await app.server.inject({ url: `/conversation/participants/${participantId}/history` })).json();
+    expect(history.result.map((entry: { role: string }) => entry.role)).toEqual(['assistant', 'user', 'assistant']);
+    const metrics = (await app.server.inject({ url: '/metrics' })).body;
+    expect(metrics).toContain('promptpipe_llm_calls_total{purpose="intake",model="gpt-4o-mini",outcome="success"} 2');
+    expect(metrics).toContain('promptpipe_outbound_messages_total{channel="webhook",outcome="delivered"} 2');
+    expect(metrics).toContain('promptpipe_inbound_messages_total{channel="webhook"} 1');
+  });
+
+  it('without an LLM, still enrolls and answers with the "assistant unavailable" fallback', async () => {
+    app = await startApp({});
+    const enrolled = await app.server.inject({
+      method: 'POST',
+      url: '/conversation/participants',
+      payload: { phone_number: '+15551230002' },
+    });
+    expect(enrolled.statusCode).toBe(201);
+    await eventually(() => gateway.requests.length === 1, 'the fallback delivery');
+    expect(JSON.parse(gateway.requests[0]?.body ?? '').text).toContain('assistant is unavailable');
+    expect(model.requests).toEqual([]);
+  });
+
+  it('advances the manual clock over HTTP', async () => {
+    app = await startApp({ OPENAI_BASE_URL: model.baseUrl });
+    const advanced = await app.server.inject({
+      method: 'POST',
+      url: '/admin/clock',
+      payload: { advance_ms: 3_600_000 },
+    });
+    expect(advanced.json().result.now).toBe('2026-03-02T15:00:00.000Z');
+  });
+});
