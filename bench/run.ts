@@ -1,0 +1,91 @@
+/**
+ * `npm run bench`: measures PromptPipe's own performance (store operations, a full conversation turn, the job
+ * runner) on file-backed SQLite and, when a URL is configured, PostgreSQL. Prints the environment, then a Markdown
+ * table: iterations, operations per second, p50/p95/p99 latency and item throughput.
+ *
+ * Progress goes to stderr, the environment and the table to stdout. Exits 1 only when something failed (a bad
+ * option, an unreachable database, a benchmark that threw), never because a number is slow.
+ */
+import { performance } from 'node:perf_hooks';
+import { BENCHMARKS } from './benchmarks.ts';
+import type { BenchmarkResult, StoreTarget } from './support/benchmark.ts';
+import { describeEnvironment } from './support/environment.ts';
+import { type BenchOptions, parseBenchOptions, USAGE } from './support/options.ts';
+import { formatResultsTable } from './support/report.ts';
+import { postgresTarget, postgresUrlFromEnvironment, sqliteTarget } from './support/store-targets.ts';
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/** SQLite always; PostgreSQL when a URL is set (connecting now, so a bad URL fails before anything runs). */
+async function storeTargets(options: BenchOptions): Promise<StoreTarget[]> {
+  const targets = [sqliteTarget(options.sqliteDirectory)];
+  const postgresUrl = postgresUrlFromEnvironment();
+  if (postgresUrl) targets.push(await postgresTarget(postgresUrl));
+  else process.stderr.write('PostgreSQL benchmarks skipped: PROMPTPIPE_BENCH_PG_URL is not set\n');
+  return targets;
+}
+
+/** Runs every selected benchmark on every target; returns the results and how many benchmarks failed. */
+async function runBenchmarks(
+  options: BenchOptions,
+  targets: readonly StoreTarget[],
+): Promise<{ results: BenchmarkResult[]; failures: number }> {
+  const results: BenchmarkResult[] = [];
+  let failures = 0;
+  const filter = options.filter?.toLowerCase();
+  for (const target of targets) {
+    for (const benchmark of BENCHMARKS) {
+      const name = `${target.name}: ${benchmark.name}`;
+      if (filter && !name.toLowerCase().includes(filter)) continue;
+      process.stderr.write(`running ${name} … `);
+      const start = performance.now();
+      try {
+        const measurement = await benchmark.run({ target, profile: options.profile });
+        results.push({ name, ...measurement });
+        process.stderr.write(`${((performance.now() - start) / 1000).toFixed(1)} s\n`);
+      } catch (error) {
+        failures += 1;
+        process.stderr.write(`FAILED\n${errorText(error)}\n`);
+      }
+    }
+  }
+  return { results, failures };
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions;
+  try {
+    options = parseBenchOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
+    return 1;
+  }
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const start = performance.now();
+  const targets = await storeTargets(options);
+  process.stdout.write(`${describeEnvironment(options.profile, targets).join('\n')}\n\n`);
+  const { results, failures } = await runBenchmarks(options, targets);
+  if (results.length === 0 && failures === 0) {
+    process.stderr.write(`no benchmark matches --filter "${options.filter ?? ''}"\n`);
+    return 1;
+  }
+  if (results.length > 0) process.stdout.write(`${formatResultsTable(results)}\n`);
+  process.stdout.write(`\ntotal ${((performance.now() - start) / 1000).toFixed(1)} s`);
+  process.stdout.write(failures > 0 ? `, ${failures} benchmark(s) FAILED\n` : '\n');
+  return failures > 0 ? 1 : 0;
+}
+
+main().then(
+  (exitCode) => {
+    process.exitCode = exitCode;
+  },
+  (error: unknown) => {
+    process.stderr.write(`benchmark run failed: ${errorText(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,62 @@
+/** The command line of `npm run bench -- [--quick] [--filter <text>]`, and the run profiles it selects. */
+import { parseArgs } from 'node:util';
+import type { RunProfile } from './benchmark.ts';
+
+export interface BenchOptions {
+  readonly profile: RunProfile;
+  /** Only benchmarks whose row name contains this text (case-insensitive). */
+  readonly filter: string | undefined;
+  /** Where the SQLite benchmark databases are created; undefined: the system's temporary directory. */
+  readonly sqliteDirectory: string | undefined;
+  readonly help: boolean;
+}
+
+/** The documented numbers: about 2.5 s of measurement per benchmark. */
+export const FULL_PROFILE: RunProfile = {
+  mode: 'full',
+  timeBudgetMs: 2_500,
+  maxIterations: 50_000,
+  warmupIterations: 50,
+  drainRounds: 5,
+};
+
+/** A smoke run: every benchmark, briefly. */
+export const QUICK_PROFILE: RunProfile = {
+  mode: 'quick',
+  timeBudgetMs: 400,
+  maxIterations: 5_000,
+  warmupIterations: 10,
+  drainRounds: 1,
+};
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+Options:
+  --quick          a short run (about 0.4 s per benchmark instead of 2.5 s)
+  --filter <text>  only the benchmarks whose name contains <text>, e.g. --filter sqlite or --filter "engine turn"
+  --sqlite-dir <d> create the SQLite databases under <d> (default: the system's temporary directory), to measure
+                   the disk the data will live on
+  --help           this text
+
+PostgreSQL benchmarks run when PROMPTPIPE_BENCH_PG_URL (or PROMPTPIPE_TEST_PG_URL) is set.`;
+
+/** Parses `argv` (without the node and script paths); throws on an unknown option. */
+export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: 'boolean', default: false },
+      filter: { type: 'string' },
+      'sqlite-dir': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  return {
+    profile: values.quick ? QUICK_PROFILE : FULL_PROFILE,
+    filter: values.filter?.trim() || undefined,
+    sqliteDirectory: values['sqlite-dir']?.trim() || undefined,
+    help: values.help,
+  };
+}
