@@ -235,6 +235,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     newId,
     log,
     defaultCountry: config.conversation.defaultCountry,
+    prepTimeMinutes: config.scheduling.prepTimeMinutes,
+    onJobEnqueued: notifyRunner,
   });
   const inbound = createInboundService({
     store,

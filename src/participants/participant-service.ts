@@ -20,6 +20,7 @@ import { conversationStateOf, newFlowState, writeData } from '../engine/particip
 import { stateTransitionJobKey, type TransitionOutcome, transitionInTransaction } from '../engine/state-transition.ts';
 import type { Log } from '../observability/log.ts';
 import type { Clock } from '../scheduling/clock.ts';
+import { ensureDailyPromptJob, type RandomSource } from '../scheduling/daily-prompt-jobs.ts';
 import { parseScheduleRegistry, type ScheduleInfo } from '../scheduling/schedule-registry.ts';
 import { canonicalTimeZone } from '../scheduling/schedule-time.ts';
 import { cancelAllParticipantJobs } from '../scheduling/timers/index.ts';
@@ -104,12 +105,19 @@ export interface ParticipantServiceOptions {
   log: Log;
   /** ISO 3166 alpha-2 code for national phone numbers. */
   defaultCountry: string;
+  /** `SCHEDULER_PREP_TIME_MINUTES`: re-arming a schedule when a participant becomes active again. */
+  prepTimeMinutes: number;
+  /** Draws the minute of a random schedule; defaults to `Math.random`. */
+  random?: RandomSource;
+  /** Called after a job is committed (`runner.notify`), so the runner recomputes its wake-up time. */
+  onJobEnqueued?: () => void;
 }
 
 const DEFAULT_HISTORY_LIMIT = 100;
 
 export function createParticipantService(options: ParticipantServiceOptions): ParticipantService {
   const { store, flow, messenger, lock, clock, newId, log, defaultCountry } = options;
+  const random = options.random ?? Math.random;
 
   async function requireParticipant(participantId: string): Promise<Participant> {
     const participant = await store.participants.get(participantId);
@@ -191,7 +199,8 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
         before.status === ParticipantStatus.ACTIVE &&
         change.status !== undefined &&
         change.status !== ParticipantStatus.ACTIVE;
-      return store.transaction(async (tx) => {
+      const returnsToActive = before.status !== ParticipantStatus.ACTIVE && change.status === ParticipantStatus.ACTIVE;
+      const updated = await store.transaction(async (tx) => {
         const updated = await tx.participants.update(participantId, { ...patch, updatedAt: now });
         if (!updated) throw new AppError('not_found', `participant ${participantId} not found`);
         // Keep the model's view of the participant in step with the organiser's edits.
@@ -205,6 +214,16 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
         }
         // Leaving `active` stops every proactive message: prompts, reminders, timers and queued deliveries.
         const cancelledJobs = leavesActive ? await cancelAllParticipantJobs(tx, participantId, now) : 0;
+        // Leaving `active` cancelled the daily prompt; coming back re-arms the schedule the participant still has.
+        const rearmed = returnsToActive
+          ? await ensureDailyPromptJob(tx, {
+              participantId,
+              now,
+              newId,
+              prepTimeMinutes: options.prepTimeMinutes,
+              random,
+            })
+          : undefined;
         await tx.events.record({
           participantId,
           type: 'participant-updated',
@@ -212,11 +231,14 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
             fields: Object.keys(patch),
             ...(change.status !== undefined ? { status_from: before.status, status_to: change.status } : {}),
             cancelled_jobs: cancelledJobs,
+            ...(rearmed ? { next_prompt_at: rearmed.job.runAt.toISOString() } : {}),
           },
           createdAt: now,
         });
-        return updated;
+        return { participant: updated, rearmed: rearmed !== undefined };
       });
+      if (updated.rearmed) options.onJobEnqueued?.();
+      return updated.participant;
     });
   }
 

@@ -460,3 +460,33 @@ describe('POST /conversation/participants/{id}/messages', () => {
     expect((await harness.call('POST', `${PATH}/conv_nobody/messages`, { text: 'hi' })).statusCode).toBe(404);
   });
 });
+
+describe('returning to active', () => {
+  it('re-arms the daily schedule that pausing cancelled', async () => {
+    const ada = await harness.enroll();
+    const { createSchedulerTool } = await import('../../src/tools/scheduler-tool.ts');
+    const scheduler = createSchedulerTool({
+      store: harness.store,
+      clock: harness.clock,
+      newId: (prefix) => `${prefix}_scheduled`,
+      config: { prepTimeMinutes: 10 },
+    });
+    const created = await scheduler.execute(
+      { action: 'create', type: 'fixed', fixed_time: '09:00', timezone: 'America/New_York' },
+      { participantId: ada.id, module: 'INTAKE', sourceMessageId: undefined },
+    );
+    expect(created.status).toBe('success');
+    const pendingPrompt = async () =>
+      (await harness.store.jobs.listPending({ participantId: ada.id, kind: 'daily_prompt' })).map((job) =>
+        job.runAt.toISOString(),
+      );
+    expect(await pendingPrompt()).toEqual(['2026-03-03T13:50:00.000Z']);
+
+    await harness.call('PUT', `${PATH}/${ada.id}`, { status: 'paused' });
+    expect(await pendingPrompt()).toEqual([]);
+    harness.clock.set(new Date('2026-03-04T20:00:00Z'));
+    const resumed = await harness.call('PUT', `${PATH}/${ada.id}`, { status: 'active' });
+    expect(resumed.statusCode).toBe(200);
+    expect(await pendingPrompt()).toEqual(['2026-03-05T13:50:00.000Z']);
+  });
+});

@@ -72,6 +72,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     newId,
     log: silentLog,
     defaultCountry: 'US',
+    prepTimeMinutes: 10,
   });
   const inbound = createInboundService({
     store,
