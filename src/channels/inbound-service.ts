@@ -64,7 +64,7 @@ export interface InboundServiceOptions {
 }
 
 /** The `lastPoll` data key as written by the outbox messenger. */
-interface LastPoll {
+export interface LastPoll {
   id: string;
   question: string;
   options: string[];
@@ -72,6 +72,18 @@ interface LastPoll {
 
 /** How far back a poll counts as the one being answered; beyond it the conversation has moved on. */
 const OPEN_POLL_LOOKBACK_ENTRIES = 30;
+/** How far back a native answer's poll is looked up in the transcript (a few days of a study). */
+const POLL_LOOKUP_ENTRIES = 200;
+
+/**
+ * Reads a poll back from its transcript entry, which the outbox records as `question [option | option]`
+ * (`describeOutgoing`). Undefined when the entry is not in that shape.
+ */
+export function parseRecordedPoll(id: string, content: string): LastPoll | undefined {
+  const match = /^([\s\S]*) \[([\s\S]*)\]$/.exec(content);
+  if (!match?.[1] || match[2] === undefined) return undefined;
+  return { id, question: match[1], options: match[2].split(' | ') };
+}
 
 export function createInboundService(options: InboundServiceOptions): InboundService {
   const { store, flow, participants, clock, newId, log, metrics } = options;
@@ -120,6 +132,17 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     return !recent.slice(pollIndex + 1).some((entry) => entry.role === 'user');
   }
 
+  /**
+   * The poll a native answer refers to: the last poll, or an earlier one (the Done poll is often followed by the
+   * intensity poll, and people answer both) recovered from its transcript entry.
+   */
+  async function findPoll(participantId: string, pollId: string, lastPoll: LastPoll | undefined) {
+    if (lastPoll?.id === pollId) return lastPoll;
+    const recent = await store.transcript.list(participantId, { limit: POLL_LOOKUP_ENTRIES });
+    const entry = recent.findLast((candidate) => candidate.outboundId === pollId);
+    return entry ? parseRecordedPoll(pollId, entry.content) : undefined;
+  }
+
   async function resolvePollAnswer(
     participantId: string,
     message: ChannelInboundMessage,
@@ -127,9 +150,9 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     const lastPoll = await readLastPoll(participantId);
     if (message.pollAnswer) {
       const answer = message.pollAnswer;
-      const isLastPoll = lastPoll && (answer.pollId === undefined || answer.pollId === lastPoll.id);
-      if (!isLastPoll) return answer;
-      return { pollId: lastPoll.id, question: answer.question ?? lastPoll.question, option: answer.option };
+      const poll = answer.pollId === undefined ? lastPoll : await findPoll(participantId, answer.pollId, lastPoll);
+      if (!poll) return answer;
+      return { pollId: poll.id, question: answer.question ?? poll.question, option: answer.option };
     }
     if (!lastPoll || !(await isPollOpen(participantId, lastPoll))) return undefined;
     const option = matchPollOption(message.text, lastPoll.options);

@@ -85,6 +85,17 @@ describe('the warning for an open API', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('is given when the server starts listening', async () => {
+    const { log, warnings } = recordingLog();
+    const harness = await createApiHarness({ host: '0.0.0.0', log });
+    try {
+      await harness.app.listen({ host: '127.0.0.1', port: 0 });
+      expect(warnings.some((warning) => warning.includes('PROMPTPIPE_API_TOKEN is not set'))).toBe(true);
+    } finally {
+      await harness.close();
+    }
+  });
+
   it('knows the loopback addresses', () => {
     expect(['127.0.0.1', 'localhost', '::1', '[::1]', '127.1.2.3'].every(isLoopbackHost)).toBe(true);
     expect(['0.0.0.0', '::', '192.168.1.2', 'example.com'].some(isLoopbackHost)).toBe(false);

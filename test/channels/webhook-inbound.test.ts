@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
+import { parseRecordedPoll } from '../../src/channels/inbound-service.ts';
+import { createOutboxMessenger, describeOutgoing } from '../../src/channels/outbox-messenger.ts';
 import { signBody } from '../../src/channels/webhook/webhook-signature.ts';
 import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
 
@@ -175,7 +176,30 @@ describe('poll answers', () => {
     expect(harness.flow.messages[0]?.text).toBe('Done');
   });
 
-  it('passes an answer to an older poll through without guessing its question', async () => {
+  it('resolves an answer to an earlier poll from its transcript entry', async () => {
+    harness = await createApiHarness();
+    const ada = await harness.enroll(PHONE);
+    await sendPoll(ada.id, 'Did you do it?', ['Done', 'Next time']);
+    await sendPoll(ada.id, "How's the intensity?", ['Decrease', 'Keep current', 'Increase']);
+    await post({ from: PHONE, text: '', poll_answer: { poll_id: 'out_poll', option: 'Done' } });
+    await post({ from: PHONE, text: '', poll_answer: { poll_id: 'out_poll_2', option: 'Increase' } });
+    expect(harness.flow.messages.map((message) => message.pollAnswer)).toEqual([
+      { pollId: 'out_poll', question: 'Did you do it?', option: 'Done' },
+      { pollId: 'out_poll_2', question: "How's the intensity?", option: 'Increase' },
+    ]);
+  });
+
+  it('reads back exactly what the outbox recorded for a poll', () => {
+    const poll = { type: 'poll' as const, question: 'Did you do it? [really]', options: ['Done', 'Next | time'] };
+    expect(parseRecordedPoll('out_1', describeOutgoing(poll))).toEqual({
+      id: 'out_1',
+      question: 'Did you do it? [really]',
+      options: ['Done', 'Next', 'time'],
+    });
+    expect(parseRecordedPoll('out_1', 'plain text')).toBeUndefined();
+  });
+
+  it('passes an answer to an unknown poll through without guessing its question', async () => {
     harness = await createApiHarness();
     const ada = await harness.enroll(PHONE);
     await sendPoll(ada.id, 'Did you do it?', ['Done', 'Next time']);

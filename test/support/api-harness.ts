@@ -10,7 +10,7 @@ import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { createWebhookInboundRoutes } from '../../src/channels/webhook/webhook-inbound-route.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
 import type { Participant } from '../../src/domain/participant.ts';
-import { silentLog } from '../../src/observability/log.ts';
+import { type Log, silentLog } from '../../src/observability/log.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { createParticipantService, type ParticipantService } from '../../src/participants/participant-service.ts';
 import { type Clock, createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
@@ -31,6 +31,9 @@ export interface ApiHarnessOptions {
   /** A system-like clock that is not manual (the `/admin/clock` 409 case). */
   clock?: Clock;
   store?: Store;
+  /** The configured listen host (`API_ADDR`), for the open-API warning. */
+  host?: string;
+  log?: Log;
 }
 
 export interface ApiHarness {
@@ -87,7 +90,11 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
   const runner = createJobRunner({ store, clock, lock, log: silentLog });
   const app = createApiServer({
     config: {
-      api: { host: '127.0.0.1', token: options.token, bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576 },
+      api: {
+        host: options.host ?? '127.0.0.1',
+        token: options.token,
+        bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
+      },
     },
     store,
     participants,
@@ -95,7 +102,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     runner,
     channelRoutes: [createWebhookInboundRoutes({ inbound, secret: options.webhookSecret })],
     metrics,
-    log: silentLog,
+    log: options.log ?? silentLog,
   });
   await app.ready();
   return {

@@ -1,0 +1,77 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { ChannelInboundMessage } from '../../src/channels/channel.ts';
+import { createConsoleChannel } from '../../src/channels/console/console-channel.ts';
+import { startConsoleChat } from '../../src/channels/console/console-chat.ts';
+import type { InboundReceipt } from '../../src/channels/inbound-service.ts';
+
+function capture(): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  const chunks: string[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
+  return { stream, text: () => chunks.join('') };
+}
+
+describe('the console channel', () => {
+  it('prints the coach message and has no native polls', async () => {
+    const output = capture();
+    const delivered: string[] = [];
+    const channel = createConsoleChannel({
+      output: output.stream,
+      onDelivered: (message) => delivered.push(message.id),
+    });
+    expect(channel.supportsPolls).toBe(false);
+    await channel.send({ id: 'out_1', participantId: 'p', to: '+1', kind: 'text', text: 'Hello!\nHow are you?' });
+    expect(output.text()).toContain('coach> Hello!\n       How are you?');
+    expect(delivered).toEqual(['out_1']);
+  });
+});
+
+describe('the console chat', () => {
+  it('sends each typed line through the inbound pipeline, in order, until /quit', async () => {
+    const input = new PassThrough();
+    const output = capture();
+    const received: ChannelInboundMessage[] = [];
+    const chat = startConsoleChat({
+      input,
+      output: output.stream,
+      phoneNumber: '+15551230001',
+      inbound: {
+        async receive(message): Promise<InboundReceipt> {
+          received.push(message);
+          return { inboundId: `in_${received.length}`, participantId: 'p', duplicate: false };
+        },
+        idle: async () => undefined,
+      },
+    });
+    input.write('hello\n\n1\n/quit\n');
+    await chat.finished;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(received).toEqual([
+      { channel: 'console', from: '+15551230001', text: 'hello' },
+      { channel: 'console', from: '+15551230001', text: '1' },
+    ]);
+    expect(output.text()).toContain('you> ');
+  });
+
+  it('says so when a message cannot be sent', async () => {
+    const input = new PassThrough();
+    const output = capture();
+    const chat = startConsoleChat({
+      input,
+      output: output.stream,
+      phoneNumber: '+15551230001',
+      inbound: {
+        receive: async () => {
+          throw new Error('no participant is enrolled with phone number +15551230001');
+        },
+        idle: async () => undefined,
+      },
+    });
+    input.write('hi\n');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    input.end();
+    await chat.finished;
+    expect(output.text()).toContain('(not sent: no participant is enrolled with phone number +15551230001)');
+  });
+});
