@@ -15,6 +15,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import { createApiServer } from './api/api-server.ts';
 import type { Channel } from './channels/channel.ts';
+import { createConsoleChannel } from './channels/console/console-channel.ts';
 import { createDeliveryHandler, DELIVER_MESSAGE_JOB } from './channels/delivery-handler.ts';
 import { createInboundService, type InboundService } from './channels/inbound-service.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
@@ -128,6 +129,10 @@ function createLlm(config: Config, log: Log): LlmClient {
 }
 
 function createConfiguredChannel(config: Config, log: Log): Channel {
+  if (config.channel.kind === 'console') {
+    log.warn({}, 'console channel: coach messages are printed on stdout; talk to the coach with `promptpipe chat`');
+    return createConsoleChannel({ output: process.stdout });
+  }
   const { webhookUrl, webhookSecret } = config.channel;
   if (webhookUrl) {
     log.info({ url: webhookUrl, signed: Boolean(webhookSecret) }, `webhook channel: delivering to ${webhookUrl}`);

@@ -81,23 +81,31 @@ async function chat(io: CliIo, options: { phone: string; name?: string }): Promi
   const app = await createApplication({ config, log, channel });
   await app.start();
   try {
-    const existing = await app.participants.findByPhone(options.phone);
-    if (existing) {
-      io.stdout.write(`Continuing the conversation of ${existing.phoneNumber} (${existing.id}). /quit to leave.\n`);
-    } else {
-      const enrolled = await app.participants.enroll(
-        { phoneNumber: options.phone, ...(options.name ? { name: options.name } : {}) },
-        { source: 'cli' },
+    let participant = await app.participants.findByPhone(options.phone);
+    const greet = participant === undefined;
+    if (participant) {
+      io.stdout.write(
+        `Continuing the conversation of ${participant.phoneNumber} (${participant.id}). /quit to leave.\n`,
       );
-      io.stdout.write(`Enrolled ${enrolled.phoneNumber} as ${enrolled.id}. /quit to leave.\n`);
+    } else {
+      participant = await app.participants.enroll(
+        { phoneNumber: options.phone, ...(options.name ? { name: options.name } : {}) },
+        { greet: false, source: 'cli' },
+      );
+      io.stdout.write(`Enrolled ${participant.phoneNumber} as ${participant.id}. /quit to leave.\n`);
     }
-    const participant = await app.participants.findByPhone(options.phone);
     session = startConsoleChat({
       input: io.stdin,
       output: io.stdout,
-      phoneNumber: participant?.phoneNumber ?? options.phone,
+      phoneNumber: participant.phoneNumber,
       inbound: app.inbound,
     });
+    // Greeted after the banner, so the greeting appears below it.
+    if (greet) {
+      await app.flow
+        .greet(participant.id)
+        .catch((error: unknown) => log.error({ error: String(error) }, 'greeting failed'));
+    }
     await session.finished;
   } finally {
     await app.stop();
