@@ -43,7 +43,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     ...(options.httpLogger ? { loggerInstance: options.httpLogger } : { logger: false }),
     // Clients and tests see "route not found" for /path/ and /path alike.
     routerOptions: { ignoreTrailingSlash: true },
-  }) as unknown as FastifyInstance;
+  });
 
   registerErrorHandling(app, log);
   registerAuth(app, config.api.token);

@@ -5,9 +5,7 @@
  */
 import { z } from 'zod';
 import { ConversationState } from '../domain/conversation-state.ts';
-import { PARTICIPANT_STATUSES } from '../domain/participant.ts';
-
-const statusValues = PARTICIPANT_STATUSES as unknown as [string, ...string[]];
+import { PARTICIPANT_STATUSES, ParticipantStatus } from '../domain/participant.ts';
 
 /** Optional free-text descriptive fields, shared by enrollment and update. */
 const detailFields = {
@@ -25,7 +23,7 @@ const detailFields = {
 /** A custom message for a wrong value (a missing one reads "… is required", see validation.ts). */
 const wrongValue = (message: string) => (): string => message;
 
-export const participantStatusSchema = z.enum(statusValues, {
+export const participantStatusSchema = z.enum(ParticipantStatus, {
   error: wrongValue(`must be one of ${PARTICIPANT_STATUSES.join(', ')}`),
 });
 

@@ -54,7 +54,7 @@ export function stateJson(state: ParticipantStateView): StateJson {
   return {
     current_state: state.currentState,
     conversation_state: state.conversationState,
-    profile: state.profile as unknown as Record<string, unknown> | null,
+    profile: state.profile ? { ...state.profile } : null,
     schedules: state.schedules,
     pending_jobs: state.pendingJobs.map((job) => ({
       id: job.id,

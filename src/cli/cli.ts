@@ -75,7 +75,7 @@ async function chat(io: CliIo, options: { phone: string; name?: string }): Promi
   const log = createLogger({
     level: config.logLevel === 'info' ? 'warn' : config.logLevel,
     destination: 'stderr',
-  }) as unknown as ApplicationLogger;
+  });
   let session: ConsoleChat | undefined;
   const channel = createConsoleChannel({ output: io.stdout, onDelivered: () => session?.prompt() });
   const app = await createApplication({ config, log, channel });

@@ -3,7 +3,6 @@
  * views and actions on their conversation. Thin: validate, call the participant service, shape the JSON.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ParticipantStatus } from '../../domain/participant.ts';
 import type { ParticipantService } from '../../participants/participant-service.ts';
 import { ok } from '../envelope.ts';
 import {
@@ -41,7 +40,7 @@ export function registerParticipantRoutes(app: FastifyInstance, options: { parti
 
   app.get(PARTICIPANTS_PATH, async (request) => {
     const query = parseInput(listQuerySchema, request.query, 'query');
-    const list = await participants.list(query.status ? { status: query.status as ParticipantStatus } : {});
+    const list = await participants.list(query.status ? { status: query.status } : {});
     return ok(list.map(participantJson));
   });
 
@@ -55,7 +54,7 @@ export function registerParticipantRoutes(app: FastifyInstance, options: { parti
     const { status, ...details } = body;
     const updated = await participants.update(id, {
       ...defined(details),
-      ...(status !== undefined ? { status: status as ParticipantStatus } : {}),
+      ...(status !== undefined ? { status } : {}),
     });
     return ok(participantJson(updated), 'Participant updated');
   });
