@@ -13,6 +13,7 @@ import { buildChatMessages } from './context-builder.ts';
 import type { HabitPromptGenerator, HabitPromptOutcome } from './habit-prompt-generator.ts';
 import type { Logger } from './logger.ts';
 import { readData, readProfile, writeData } from './participant-data.ts';
+import { createRequestGuard, type RequestGuard } from './request-validator.ts';
 
 const MANDATORY_FIELDS = ['prompt_anchor', 'preferred_time'] as const;
 const RECOMMENDED_FIELDS = ['habit_domain', 'motivational_frame'] as const;
@@ -43,8 +44,11 @@ export function createHabitPromptGenerator(dependencies: {
   clock: Clock;
   systemPrompt: string;
   log: Logger;
+  /** Checks every request before it is sent: `throw` mode in tests, `repair` (the default) in production. */
+  requestGuard?: RequestGuard;
 }): HabitPromptGenerator {
   const { store, llm, clock, systemPrompt, log } = dependencies;
+  const guard = dependencies.requestGuard ?? createRequestGuard({ mode: 'repair', log });
   return {
     async generate(participantId, options): Promise<HabitPromptOutcome> {
       const now = clock.now();
@@ -61,20 +65,23 @@ export function createHabitPromptGenerator(dependencies: {
       const warnings = RECOMMENDED_FIELDS.filter((field) => !profile[field].trim()).map(
         (field) => `${field} is not set; the prompt is less personal.`,
       );
-      const messages = buildChatMessages({
-        systemPrompt,
-        contextBlocks: [
-          describeProfile(profile, data[DataKey.participantBackground] ?? '', options.personalizationNotes),
-        ],
-        toneGuide: buildToneGuide(profile.tone),
-        history: [],
-        userMessage: {
-          content: `Write the ${options.deliveryMode === 'scheduled' ? "participant's daily" : 'first'} habit prompt now.`,
-          synthetic: true,
-        },
-        loopMessages: [],
-        historyLimit: 0,
-      });
+      const messages = guard(
+        buildChatMessages({
+          systemPrompt,
+          contextBlocks: [
+            describeProfile(profile, data[DataKey.participantBackground] ?? '', options.personalizationNotes),
+          ],
+          toneGuide: buildToneGuide(profile.tone),
+          history: [],
+          userMessage: {
+            content: `Write the ${options.deliveryMode === 'scheduled' ? "participant's daily" : 'first'} habit prompt now.`,
+            synthetic: true,
+          },
+          loopMessages: [],
+          historyLimit: 0,
+        }),
+        { purpose: 'prompt-generator' },
+      );
       let prompt: string;
       try {
         const response = await llm.chat({ messages, purpose: 'prompt-generator' });

@@ -72,6 +72,7 @@ export async function createEngineHarness(options: HarnessOptions = {}): Promise
     clock,
     systemPrompt: prompts.promptGenerator,
     log: silentLogger,
+    requestGuard: createRequestGuard({ mode: 'throw', log: silentLogger }),
   });
   const registry = createToolRegistry([
     createSaveUserProfileTool({ store, clock }),
