@@ -229,7 +229,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   );
 
   const channel = options.channel ?? createConfiguredChannel(config, log);
-  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channel, metrics, log }), { lock: false });
+  // Under the participant's lock: the lock is FIFO, so a prompt and its polls reach the gateway in the order they were
+  // sent, never overlapping (a slow gateway must not see "Did you do it?" before the prompt).
+  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channel, metrics, log }));
 
   const participants = createParticipantService({
     store,

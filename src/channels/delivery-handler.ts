@@ -1,6 +1,8 @@
 /**
- * The `deliver_message` job handler: hands an outbox message to the channel. It is registered with `lock: false`
- * (delivery never reads or writes conversation state, and a slow gateway must not block the participant's turns).
+ * The `deliver_message` job handler: hands an outbox message to the channel. It runs under the participant's lock:
+ * the lock is FIFO, so one participant's messages reach the gateway one at a time and in the order they were sent
+ * (a prompt before its poll). The cost — a slow gateway delays that participant's next turn by at most the channel's
+ * timeout — is the lesser evil for a study protocol.
  * Throwing makes the runner retry with back-off; the message's id stays the same across retries, so a channel with
  * idempotency keys never delivers it twice.
  */

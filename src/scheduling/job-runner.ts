@@ -14,7 +14,7 @@ import type { Job } from '../store/store.ts';
 export type JobHandler = (job: Job) => Promise<void>;
 
 export interface JobRunner {
-  /** One handler per kind. `lock: false` runs without the participant lock (e.g. message delivery). */
+  /** One handler per kind. `lock: false` runs without the participant lock (for work that needs no ordering). */
   register(kind: string, handler: JobHandler, options?: { lock?: boolean }): void;
   /** Starts the wake loop on the system clock: sleeps until the next job is due, never polls on a fixed lag. */
   start(): void;

@@ -50,7 +50,8 @@ afterEach(async () => {
 });
 
 function useChannel(channel: RecordingChannel | ReturnType<typeof createWebhookChannel>): void {
-  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channel, metrics, log: silentLog }), { lock: false });
+  // As in src/main.ts: under the participant lock, so one participant's messages go out one at a time, in order.
+  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channel, metrics, log: silentLog }));
 }
 
 describe('the deliver_message handler', () => {
@@ -72,6 +73,33 @@ describe('the deliver_message handler', () => {
     expect(await metrics.registry.getSingleMetricAsString('promptpipe_outbound_messages_total')).toContain(
       'promptpipe_outbound_messages_total{channel="recording",outcome="delivered"} 2',
     );
+  });
+
+  it("keeps one participant's messages in order even when the gateway is slow to accept the first", async () => {
+    const arrivals: string[] = [];
+    let active = 0;
+    let overlapped = false;
+    useChannel({
+      name: 'slow',
+      supportsPolls: true,
+      async send(message) {
+        active += 1;
+        if (active > 1) overlapped = true;
+        if (message.text === 'the prompt') await new Promise((resolve) => setTimeout(resolve, 30));
+        arrivals.push(message.text);
+        active -= 1;
+        return {};
+      },
+    });
+    await messenger.send(PARTICIPANT.id, { type: 'text', text: 'the prompt' }, { kind: 'proactive' });
+    await messenger.send(
+      PARTICIPANT.id,
+      { type: 'poll', question: 'Did you do it?', options: ['Done'] },
+      { kind: 'poll' },
+    );
+    expect(await runner.runDue()).toBe(2);
+    expect(arrivals).toEqual(['the prompt', 'Did you do it?']);
+    expect(overlapped).toBe(false);
   });
 
   it('renders a poll as a numbered list for a channel without polls', async () => {

@@ -7,13 +7,16 @@ export default class SummaryReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const testModule of testModules) {
-      if (testModule.state() === 'failed' && [...testModule.children.allTests()].length === 0) failed += 1;
+      let failedInModule = 0;
       for (const testCase of testModule.children.allTests()) {
         const state = testCase.result().state;
         if (state === 'passed') passed += 1;
-        else if (state === 'failed') failed += 1;
+        else if (state === 'failed') failedInModule += 1;
         else skipped += 1;
       }
+      // A module can fail with no failed test: an import error, or a failing beforeAll/afterAll hook. Count it.
+      if (testModule.state() === 'failed' && failedInModule === 0) failedInModule = 1;
+      failed += failedInModule;
     }
     failed += unhandledErrors.length;
     const skippedNote = skipped > 0 ? ` (${skipped} skipped)` : '';
