@@ -36,15 +36,3 @@ export function parseHistory(raw: string | undefined): ConversationHistory {
 export function trimHistory(history: ConversationHistory, max = MAX_STORED_HISTORY): ConversationHistory {
   return { messages: history.messages.slice(-max) };
 }
-
-/**
- * `CHAT_HISTORY_LIMIT`: -1 = all stored (up to 50), 0 = none, N = the last N (never more than 50).
- */
-export function limitHistory(
-  messages: readonly ConversationMessage[],
-  chatHistoryLimit: number,
-): ConversationMessage[] {
-  if (chatHistoryLimit === 0) return [];
-  const max = chatHistoryLimit < 0 ? MAX_STORED_HISTORY : Math.min(chatHistoryLimit, MAX_STORED_HISTORY);
-  return messages.slice(-max);
-}
