@@ -5,6 +5,7 @@ import { createKyselyStore } from '../kysely/kysely-store.ts';
 import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
 import type { Store } from '../store.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
+import { withStatementCache } from './statement-cache.ts';
 
 export interface SqliteStoreOptions {
   /** A file path, or `':memory:'` for a private in-memory database (tests). */
@@ -26,7 +27,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     if (options.filename !== ':memory:') database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
     database.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
     try {
       await migrateToLatest(db as Kysely<unknown>, sqliteDialect.schema);
     } catch (error) {
