@@ -1,5 +1,6 @@
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { withFlowStateCache } from '../flow-state-cache.ts';
 import type { Database } from '../kysely/database.ts';
 import { createKyselyStore } from '../kysely/kysely-store.ts';
 import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
@@ -34,7 +35,8 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       await db.destroy();
       throw error;
     }
-    return createKyselyStore({ db, dialect: sqliteDialect });
+    // One process owns a SQLite database, so its flow states can be cached (see flow-state-cache.ts).
+    return withFlowStateCache(createKyselyStore({ db, dialect: sqliteDialect }));
   } catch (error) {
     if (database.open) database.close();
     throw error;
