@@ -23,6 +23,7 @@ export interface ParticipantsTable {
   ethnicity: string;
   background: string;
   timezone: string;
+  channel: Generated<string>;
   status: string;
   enrolled_at: TimestampColumn;
   created_at: TimestampColumn;
@@ -103,4 +104,17 @@ export interface Database {
   events: EventsTable;
   jobs: JobsTable;
   inbound_messages: InboundMessagesTable;
+  deliveries: DeliveriesTable;
+}
+
+export interface DeliveriesTable {
+  id: Generated<number>;
+  outbound_id: string;
+  participant_id: string | null;
+  channel: string;
+  provider_message_id: string | null;
+  status: string;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: TimestampColumn;
 }
