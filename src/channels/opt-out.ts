@@ -93,10 +93,14 @@ export function createOptOutHandler(options: {
       const keyword = normaliseKeyword(inbound.text);
       if (inbound.pollAnswer || keyword === '') return false;
       if (keywords.optOut.includes(keyword)) {
-        await recordKeyword(inbound, participant, OPTED_OUT_EVENT);
-        if (participant.status === ParticipantStatus.WITHDRAWN) return true;
+        if (participant.status === ParticipantStatus.WITHDRAWN) {
+          await recordKeyword(inbound, participant, OPTED_OUT_EVENT);
+          return true;
+        }
         // Withdrawing cancels every job, queued deliveries included; the confirmation is queued after that, so it goes.
+        // The event comes after the status change, so START can tell this withdrawal from a later one by the organiser.
         await participants.update(participant.id, { status: ParticipantStatus.WITHDRAWN });
+        await recordKeyword(inbound, participant, OPTED_OUT_EVENT);
         await confirm(participant, OPT_OUT_CONFIRMATION, inbound);
         log.info({ participantId: participant.id, channel: inbound.channel }, 'participant opted out');
         return true;
