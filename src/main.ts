@@ -49,6 +49,7 @@ import { registerTimers } from './scheduling/timers/index.ts';
 import { createInProcessLock } from './store/participant-lock.ts';
 import { createPostgresStore } from './store/postgres/postgres-store.ts';
 import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
+import { acquireStateDirLock } from './store/sqlite/state-dir-lock.ts';
 import type { Store } from './store/store.ts';
 import { createGenerateHabitPromptTool } from './tools/generate-habit-prompt-tool.ts';
 import { createSaveUserProfileTool } from './tools/save-user-profile-tool.ts';
@@ -102,9 +103,26 @@ export async function openStore(config: Config, log: Log): Promise<Store> {
   }
   mkdirSync(config.storage.stateDir, { recursive: true });
   const filename = join(config.storage.stateDir, 'promptpipe.db');
-  const store = await createSqliteStore({ filename });
+  // SQLite is single-process: a second process on this state directory is refused here, naming the holder's pid.
+  const stateDirLock = acquireStateDirLock(config.storage.stateDir);
+  let store: Store;
+  try {
+    store = await createSqliteStore({ filename });
+  } catch (error) {
+    stateDirLock.release();
+    throw error;
+  }
   log.info({ database: 'sqlite', filename }, `database: SQLite at ${filename}, migrations applied`);
-  return store;
+  const close = store.close;
+  return Object.assign(store, {
+    async close() {
+      try {
+        await close();
+      } finally {
+        stateDirLock.release();
+      }
+    },
+  });
 }
 
 function createLlm(config: Config, log: Log): LlmClient {
@@ -267,6 +285,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log,
     httpLogger: log,
     version: VERSION,
+    instanceId: config.cluster.instanceId,
   });
 
   let stopping: Promise<void> | undefined;
