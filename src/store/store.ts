@@ -239,6 +239,13 @@ export interface InboundMessageRepository {
   get(id: string): Promise<InboundMessage | undefined>;
   markProcessed(id: string, now: Date): Promise<void>;
   markFailed(id: string, error: string, now: Date): Promise<void>;
-  /** Received but not yet processed, oldest first (crash recovery). */
+  /** Received but not yet processed, oldest first (then in arrival order). */
   listUnprocessed(): Promise<InboundMessage[]>;
+  /**
+   * The participant's first message (in arrival order, across every instance) still `received`: the next one to
+   * process. Called under the participant's lock, so two instances never process one participant's messages at once.
+   */
+  nextUnprocessed(participantId: string): Promise<InboundMessage | undefined>;
+  /** The participants with messages still `received`, the longest waiting first (recovery after a crash). */
+  listParticipantsWithUnprocessed(): Promise<string[]>;
 }

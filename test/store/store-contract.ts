@@ -680,6 +680,27 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
           lastError: 'llm unavailable',
         });
       });
+
+      it('gives each participant its next unprocessed message in arrival order, whatever the receive times', async () => {
+        // The same received_at (a manual clock) or an earlier one (another instance's clock): arrival order wins.
+        await store.inbound.record(makeInbound({ id: 'in_a1', providerMessageId: 'a1', receivedAt: at(5) }));
+        await store.inbound.record(
+          makeInbound({ id: 'in_b1', participantId: 'participant_2', providerMessageId: 'b1', receivedAt: at(5) }),
+        );
+        await store.inbound.record(makeInbound({ id: 'in_a2', providerMessageId: 'a2', receivedAt: at(4) }));
+        await store.inbound.record(makeInbound({ id: 'in_a3', providerMessageId: 'a3', receivedAt: at(5) }));
+
+        expect((await store.inbound.nextUnprocessed('participant_1'))?.id).toBe('in_a1');
+        expect(await store.inbound.listParticipantsWithUnprocessed()).toEqual(['participant_1', 'participant_2']);
+        await store.inbound.markProcessed('in_a1', at(6));
+        expect((await store.inbound.nextUnprocessed('participant_1'))?.id).toBe('in_a2');
+        await store.inbound.markFailed('in_a2', 'boom', at(6));
+        expect((await store.inbound.nextUnprocessed('participant_1'))?.id).toBe('in_a3');
+        await store.inbound.markProcessed('in_a3', at(6));
+        expect(await store.inbound.nextUnprocessed('participant_1')).toBeUndefined();
+        expect(await store.inbound.listParticipantsWithUnprocessed()).toEqual(['participant_2']);
+        expect(await store.inbound.nextUnprocessed('participant_unknown')).toBeUndefined();
+      });
     });
   });
 }

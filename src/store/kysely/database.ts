@@ -94,6 +94,15 @@ export interface InboundMessagesTable {
   received_at: TimestampColumn;
   processed_at: NullableTimestampColumn;
   last_error: string | null;
+  /** Migration 005: the global arrival order (identity on PostgreSQL, max + 1 on SQLite). */
+  arrival_order: Generated<number>;
+}
+
+/** Migration 005: the shared manual clock (`PROMPTPIPE_CLOCK=manual` on PostgreSQL): one row, name `manual`. */
+export interface StudyClockTable {
+  name: string;
+  now: TimestampColumn;
+  updated_at: TimestampColumn;
 }
 
 export interface Database {
@@ -103,4 +112,5 @@ export interface Database {
   events: EventsTable;
   jobs: JobsTable;
   inbound_messages: InboundMessagesTable;
+  study_clock: StudyClockTable;
 }

@@ -36,6 +36,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
           })
           .returningAll()
           .executeTakeFirstOrThrow();
+        await dialect.announceJobEnqueued(transaction);
         return toJob(row);
       });
     },
