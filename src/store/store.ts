@@ -202,6 +202,11 @@ export interface JobRepository {
    * On PostgreSQL this uses `FOR UPDATE SKIP LOCKED` so several instances never claim the same job.
    */
   claimDue(options: { now: Date; owner: string; leaseMs: number; limit: number; kinds?: string[] }): Promise<Job[]>;
+  /**
+   * Extends the leases of jobs this owner is still running (a heartbeat), so a long run is never taken over by
+   * another instance while its owner is alive. Jobs no longer running under `owner` are left alone. Returns how many.
+   */
+  renewLeases(options: { ids: string[]; owner: string; leaseUntil: Date; now: Date }): Promise<number>;
   complete(id: string, now: Date): Promise<void>;
   /** With `retryAt`: back to pending at that time. Without: `failed`, keeping the error. */
   fail(id: string, error: string, now: Date, retryAt?: Date): Promise<void>;

@@ -424,6 +424,30 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         });
       });
 
+      it('renews the leases of the jobs an owner is still running, and only those', async () => {
+        await store.jobs.enqueue(makeJob('job_a'), at(0));
+        await store.jobs.enqueue(makeJob('job_b'), at(0));
+        await store.jobs.enqueue(makeJob('job_c'), at(0));
+        await store.jobs.claimDue({ now: at(0), owner: 'runner_1', leaseMs: 60_000, limit: 2 });
+        await store.jobs.claimDue({ now: at(0), owner: 'runner_2', leaseMs: 60_000, limit: 1 });
+        await store.jobs.complete('job_b', at(1));
+        const renewed = await store.jobs.renewLeases({
+          ids: ['job_a', 'job_b', 'job_c'],
+          owner: 'runner_1',
+          leaseUntil: at(120),
+          now: at(2),
+        });
+        expect(renewed).toBe(1);
+        expect((await store.jobs.get('job_a'))?.leaseUntil).toEqual(at(120));
+        expect((await store.jobs.get('job_c'))?.leaseOwner).toBe('runner_2');
+        expect((await store.jobs.get('job_c'))?.leaseUntil).not.toEqual(at(120));
+        // A renewed lease is not taken back when the original one would have expired.
+        expect(await store.jobs.claimDue({ now: at(90), owner: 'runner_3', leaseMs: 60_000, limit: 10 })).toEqual([
+          expect.objectContaining({ id: 'job_c' }),
+        ]);
+        expect(await store.jobs.renewLeases({ ids: [], owner: 'runner_1', leaseUntil: at(200), now: at(3) })).toBe(0);
+      });
+
       it('completes a running job, which is then never claimed again', async () => {
         await store.jobs.enqueue(makeJob('job_1'), at(0));
         await store.jobs.claimDue({ now: at(0), owner: 'worker', leaseMs: 1000, limit: 1 });

@@ -105,6 +105,18 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
       });
     },
 
+    async renewLeases({ ids, owner, leaseUntil, now }) {
+      if (ids.length === 0) return 0;
+      const result = await db
+        .updateTable('jobs')
+        .set({ lease_until: toTimestamp(leaseUntil), updated_at: toTimestamp(now) })
+        .where('id', 'in', ids)
+        .where('status', '=', JobStatus.RUNNING)
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
     async complete(id, now) {
       await db
         .updateTable('jobs')
