@@ -10,7 +10,12 @@ import { AppError } from './domain/errors.ts';
 
 export interface Config {
   api: { host: string; port: number; token: string | undefined; bodyLimitBytes: number };
-  storage: { stateDir: string; databaseUrl: string | undefined };
+  storage: {
+    stateDir: string;
+    databaseUrl: string | undefined;
+    /** `DATABASE_POOL_SIZE`: pooled PostgreSQL connections of this instance (plus one for coordination). */
+    poolSize: number;
+  };
   llm: {
     apiKey: string | undefined;
     baseUrl: string | undefined;
@@ -161,6 +166,7 @@ export function loadConfig(env: Environment): Config {
     storage: {
       stateDir: read.string('PROMPTPIPE_STATE_DIR') ?? './data',
       databaseUrl: read.string('DATABASE_URL'),
+      poolSize: read.number('DATABASE_POOL_SIZE', 10, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
     },
     llm: {
       apiKey: read.string('OPENAI_API_KEY'),

@@ -100,7 +100,10 @@ export interface Application {
 /** SQLite at `$PROMPTPIPE_STATE_DIR/promptpipe.db`, or PostgreSQL when `DATABASE_URL` is set; migrated on open. */
 export async function openStore(config: Config, log: Log): Promise<Store> {
   if (config.storage.databaseUrl) {
-    const store = await createPostgresStore({ connectionString: config.storage.databaseUrl });
+    const store = await createPostgresStore({
+      connectionString: config.storage.databaseUrl,
+      maxConnections: config.storage.poolSize,
+    });
     log.info({ database: 'postgres' }, 'database: PostgreSQL (DATABASE_URL), migrations applied');
     return store;
   }
