@@ -57,20 +57,23 @@ function createCoach(turns: Turn[], turnDelayMs: number) {
     if (system.startsWith('You write one short daily habit prompt')) return { content: DAILY_PROMPT };
     if (said.includes('expecting a greeting')) return { content: GREETING };
     if (said === SCHEDULE_ME) {
-      const step = [
-        {
-          name: 'save_user_profile',
-          arguments: {
-            habit_domain: 'walking',
-            motivational_frame: 'energy',
-            preferred_time: '09:00',
-            prompt_anchor: 'after breakfast',
+      // One model round with the three calls (run in order), then the wrap-up.
+      if (toolResultsOfTurn(request) > 0) return { content: 'All set: every morning before 9.' };
+      return {
+        toolCalls: [
+          {
+            name: 'save_user_profile',
+            arguments: {
+              habit_domain: 'walking',
+              motivational_frame: 'energy',
+              preferred_time: '09:00',
+              prompt_anchor: 'after breakfast',
+            },
           },
-        },
-        { name: 'scheduler', arguments: { action: 'create', type: 'fixed', fixed_time: '09:00' } },
-        { name: 'transition_state', arguments: { target_state: 'FEEDBACK', reason: 'intake complete' } },
-      ][toolResultsOfTurn(request)];
-      return step ? { toolCalls: [step] } : { content: 'All set: every morning before 9.' };
+          { name: 'scheduler', arguments: { action: 'create', type: 'fixed', fixed_time: '09:00' } },
+          { name: 'transition_state', arguments: { target_state: 'FEEDBACK', reason: 'intake complete' } },
+        ],
+      };
     }
     const match = /^p(\d+)-m(\d+)$/.exec(said);
     if (match) {
