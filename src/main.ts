@@ -298,7 +298,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const channel = options.channel ?? createConfiguredChannel(config, log);
   // Under the participant's lock: the lock is FIFO, so a prompt and its polls reach the gateway in the order they were
   // sent, never overlapping (a slow gateway must not see "Did you do it?" before the prompt).
-  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channel, metrics, log }));
+  // Ordered: across instances too, one participant's deliveries are claimed one at a time in enqueue order.
+  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channel, metrics, log }), { ordered: true });
 
   const participants = createParticipantService({
     store,

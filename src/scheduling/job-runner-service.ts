@@ -69,6 +69,7 @@ const STORE_ERROR_PAUSE_MS = 5_000;
 interface Registration {
   handler: JobHandler;
   lock: boolean;
+  ordered: boolean;
 }
 
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
@@ -196,7 +197,14 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   /** Claims up to `limit` due jobs and starts them; returns their completions. */
   async function claimAndStart(limit: number): Promise<Promise<void>[]> {
     if (limit <= 0) return [];
-    const jobs = await store.jobs.claimDue({ now: clock.now(), owner, leaseMs, limit });
+    const orderedKinds = [...registrations].filter(([, registration]) => registration.ordered).map(([kind]) => kind);
+    const jobs = await store.jobs.claimDue({
+      now: clock.now(),
+      owner,
+      leaseMs,
+      limit,
+      ...(orderedKinds.length > 0 ? { orderedKinds } : {}),
+    });
     return jobs.map((job) => {
       runningIds.add(job.id);
       const completion = execute(job);
@@ -254,7 +262,11 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       if (registrations.has(kind)) {
         throw new AppError('conflict', `A handler for job kind "${kind}" is already registered.`);
       }
-      registrations.set(kind, { handler, lock: registerOptions?.lock ?? true });
+      registrations.set(kind, {
+        handler,
+        lock: registerOptions?.lock ?? true,
+        ordered: registerOptions?.ordered ?? false,
+      });
     },
     start() {
       if (running) return;

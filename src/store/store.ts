@@ -201,7 +201,19 @@ export interface JobRepository {
    * lease_until < now), oldest run_at first: marks them running, sets the lease and increments attempts.
    * On PostgreSQL this uses `FOR UPDATE SKIP LOCKED` so several instances never claim the same job.
    */
-  claimDue(options: { now: Date; owner: string; leaseMs: number; limit: number; kinds?: string[] }): Promise<Job[]>;
+  claimDue(options: {
+    now: Date;
+    owner: string;
+    leaseMs: number;
+    limit: number;
+    kinds?: string[];
+    /**
+     * Kinds run one at a time per participant, in enqueue order, across every claimer (deliveries: a prompt reaches
+     * the gateway before its poll whichever instance claims which). A job of these kinds is not claimed while an
+     * earlier one of the same kind and participant is due or running under a valid lease.
+     */
+    orderedKinds?: string[];
+  }): Promise<Job[]>;
   /**
    * Extends the leases of jobs this owner is still running (a heartbeat), so a long run is never taken over by
    * another instance while its owner is alive. Jobs no longer running under `owner` are left alone. Returns how many.

@@ -223,6 +223,14 @@ describe.skipIf(!url)('several instances on one PostgreSQL', () => {
     }
     // No two turns of one participant at the same time.
     expect(overlappingTurns(turns)).toEqual([]);
+    // The replies reached the gateway in the same order, whichever instance delivered each.
+    const delivered = running.delivered();
+    for (let participant = 0; participant < participants; participant += 1) {
+      const replies = delivered
+        .map((message) => message.text)
+        .filter((text) => text.startsWith(`ack:p${participant}-`));
+      expect(replies).toEqual(Array.from({ length: perParticipant }, (_, m) => replyTo(messageText(participant, m))));
+    }
 
     // The transcript agrees: every message recorded once, in order.
     const history: Json[] = (

@@ -448,6 +448,28 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.jobs.renewLeases({ ids: [], owner: 'runner_1', leaseUntil: at(200), now: at(3) })).toBe(0);
       });
 
+      it('claims ordered kinds one at a time per participant, in enqueue order', async () => {
+        const ordered = { orderedKinds: ['deliver'] };
+        await store.jobs.enqueue(makeJob('first', { kind: 'deliver', participantId: 'participant_1' }), at(0));
+        await store.jobs.enqueue(makeJob('second', { kind: 'deliver', participantId: 'participant_1' }), at(0));
+        await store.jobs.enqueue(makeJob('other', { kind: 'deliver', participantId: 'participant_2' }), at(0));
+        await store.jobs.enqueue(makeJob('unordered', { kind: 'reminder', participantId: 'participant_1' }), at(0));
+        const claimed = await store.jobs.claimDue({ now: at(0), owner: 'a', leaseMs: 60_000, limit: 10, ...ordered });
+        expect(claimed.map((job) => job.id)).toEqual(['first', 'other', 'unordered']);
+        // While the first runs (under a valid lease), nobody takes the second.
+        expect(await store.jobs.claimDue({ now: at(0), owner: 'b', leaseMs: 60_000, limit: 10, ...ordered })).toEqual(
+          [],
+        );
+        await store.jobs.complete('first', at(0));
+        const next = await store.jobs.claimDue({ now: at(0), owner: 'b', leaseMs: 60_000, limit: 10, ...ordered });
+        expect(next.map((job) => job.id)).toEqual(['second']);
+        // Without the option, kinds are not ordered.
+        await store.jobs.enqueue(makeJob('third', { kind: 'deliver', participantId: 'participant_1' }), at(0));
+        expect(
+          (await store.jobs.claimDue({ now: at(0), owner: 'c', leaseMs: 60_000, limit: 10 })).map((job) => job.id),
+        ).toEqual(['third']);
+      });
+
       it('completes a running job, which is then never claimed again', async () => {
         await store.jobs.enqueue(makeJob('job_1'), at(0));
         await store.jobs.claimDue({ now: at(0), owner: 'worker', leaseMs: 1000, limit: 1 });
