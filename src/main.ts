@@ -231,7 +231,6 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       ? createSharedManualClock({
           clock,
           coordinator,
-          store,
           runner,
           onError: (error) => log.error({ error: errorMessage(error) }, 'following the shared manual clock failed'),
         })

@@ -9,7 +9,6 @@
  * job leased to an instance that died is not waited for: it is taken over once the clock passes its lease.
  */
 import type { ClusterCoordinator } from '../store/postgres/postgres-coordinator.ts';
-import type { Store } from '../store/store.ts';
 import type { ManualClock } from './clock.ts';
 import type { JobRunner } from './job-runner.ts';
 
@@ -27,13 +26,18 @@ export function createSharedManualClock(options: {
   clock: ManualClock;
   coordinator: Pick<
     ClusterCoordinator,
-    'initClock' | 'readClock' | 'advanceClock' | 'countUnfinishedDue' | 'withClusterLock' | 'onNotification'
+    | 'initClock'
+    | 'readClock'
+    | 'advanceClock'
+    | 'countUnfinishedDue'
+    | 'nextClaimableAfter'
+    | 'withClusterLock'
+    | 'onNotification'
   >;
-  store: Pick<Store, 'jobs'>;
   runner: Pick<JobRunner, 'runDue' | 'notify'>;
   onError?: (error: unknown) => void;
 }): SharedManualClock {
-  const { clock, coordinator, store, runner } = options;
+  const { clock, coordinator, runner } = options;
 
   /** Local time follows the shared time, forward only. */
   function adopt(shared: Date): void {
@@ -62,11 +66,23 @@ export function createSharedManualClock(options: {
     advanceTo(target) {
       return coordinator.withClusterLock('clock', async () => {
         let count = 0;
-        /** Runs what this instance can claim, then waits for what the others are running. */
+        /**
+         * Runs what this instance can claim, then waits for what the others are running. Done when nothing due is
+         * running on a live instance and nothing due could be claimed twice in a row: what is left pending waits
+         * behind a dead instance's lease (an ordered delivery) and needs time to move.
+         */
         const settle = async (): Promise<void> => {
+          let idle = 0;
           for (;;) {
-            count += await runner.runDue();
-            if ((await coordinator.countUnfinishedDue(clock.now())) === 0) return;
+            const ran = await runner.runDue();
+            count += ran;
+            const unfinished = await coordinator.countUnfinishedDue(clock.now());
+            if (unfinished.running === 0 && (unfinished.pending === 0 || ran === 0)) {
+              idle += 1;
+              if (unfinished.pending === 0 || idle >= 2) return;
+            } else {
+              idle = 0;
+            }
             await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
           }
         };
@@ -74,16 +90,9 @@ export function createSharedManualClock(options: {
         if (shared) adopt(shared);
         await settle();
         for (;;) {
-          const next = await store.jobs.nextDueAt();
+          const next = await coordinator.nextClaimableAfter(clock.now());
           if (!next || next.getTime() > target.getTime()) break;
-          if (next.getTime() > clock.now().getTime()) {
-            await moveTo(next);
-          } else {
-            // Claimable "at" now but not yet (a dead instance's lease expiring exactly now): step past it.
-            const nudged = clock.now().getTime() + 1;
-            if (nudged > target.getTime()) break;
-            await moveTo(new Date(nudged));
-          }
+          await moveTo(next);
           await settle();
         }
         if (clock.now().getTime() < target.getTime()) await moveTo(target);

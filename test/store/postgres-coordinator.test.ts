@@ -124,13 +124,15 @@ describe.skipIf(!url)('postgres cluster coordinator', () => {
     await store.jobs.enqueue({ id: 'job_live', kind: 'test', runAt: T0, payload: {} }, T0);
     await store.jobs.enqueue({ id: 'job_dead', kind: 'test', runAt: T0, payload: {} }, T0);
     await store.jobs.enqueue({ id: 'job_pending', kind: 'test', runAt: T0, payload: {} }, T0);
-    expect(await live.countUnfinishedDue(T0)).toBe(3);
+    expect(await live.countUnfinishedDue(T0)).toEqual({ pending: 3, running: 0 });
     await store.jobs.claimDue({ now: T0, owner: live.owner, leaseMs: 60_000, limit: 1 });
     await store.jobs.claimDue({ now: T0, owner: dead.owner, leaseMs: 60_000, limit: 1 });
-    expect(await live.countUnfinishedDue(T0)).toBe(3);
+    expect(await live.countUnfinishedDue(T0)).toEqual({ pending: 1, running: 2 });
     await dead.close();
-    expect(await live.countUnfinishedDue(T0)).toBe(2);
+    expect(await live.countUnfinishedDue(T0)).toEqual({ pending: 1, running: 1 });
     await store.jobs.complete('job_live', T0);
-    expect(await live.countUnfinishedDue(T0)).toBe(1);
+    expect(await live.countUnfinishedDue(T0)).toEqual({ pending: 1, running: 0 });
+    // The next change: just past the dead instance's lease (the pending job is already due).
+    expect(await live.nextClaimableAfter(T0)).toEqual(new Date(T0.getTime() + 60_001));
   });
 });

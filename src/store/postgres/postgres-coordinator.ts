@@ -46,7 +46,12 @@ export interface ClusterCoordinator {
    * Jobs due at `now` that are not finished: pending ones, and running ones whose lease is valid and whose owner is
    * alive (a dead instance's job waits for its lease to expire; it is not "being run").
    */
-  countUnfinishedDue(now: Date): Promise<number>;
+  countUnfinishedDue(now: Date): Promise<{ pending: number; running: number }>;
+  /**
+   * The next instant after `now` at which a job becomes claimable: a pending job's run_at, or just past a running
+   * job's lease (a dead instance's job is taken back then).
+   */
+  nextClaimableAfter(now: Date): Promise<Date | undefined>;
   close(): Promise<void>;
 }
 
@@ -229,18 +234,30 @@ export async function createClusterCoordinator(options: ClusterCoordinatorOption
     },
     async countUnfinishedDue(now) {
       // Two-int advisory locks appear in pg_locks as classid = key 1, objid = key 2 (as unsigned oids), objsubid 2.
-      const result = await client.query<{ count: string }>(
-        `select count(*) as count from jobs
-          where (status = 'pending' and run_at <= $1)
-             or (status = 'running' and lease_until >= $1 and exists (
+      const result = await client.query<{ pending: string; running: string }>(
+        `select
+           count(*) filter (where status = 'pending' and run_at <= $1) as pending,
+           count(*) filter (where status = 'running' and lease_until >= $1 and exists (
                    select 1 from pg_locks l
                     where l.locktype = 'advisory' and l.granted and l.objsubid = 2
                       and l.database = (select oid from pg_database where datname = current_database())
                       and l.classid = (hashtext($2)::bigint & 4294967295)::oid
-                      and l.objid = (hashtext('instance:' || jobs.lease_owner)::bigint & 4294967295)::oid))`,
+                      and l.objid = (hashtext('instance:' || jobs.lease_owner)::bigint & 4294967295)::oid)) as running
+         from jobs where status in ('pending', 'running')`,
         [now, schema],
       );
-      return Number(result.rows[0]?.count ?? 0);
+      return { pending: Number(result.rows[0]?.pending ?? 0), running: Number(result.rows[0]?.running ?? 0) };
+    },
+    async nextClaimableAfter(now) {
+      const result = await client.query<{ at: Date | null }>(
+        `select min(at) as at from (
+           select run_at as at from jobs where status = 'pending' and run_at > $1
+           union all
+           select lease_until + interval '1 millisecond' from jobs where status = 'running' and lease_until >= $1
+         ) as instants`,
+        [now],
+      );
+      return result.rows[0]?.at ?? undefined;
     },
     async close() {
       closing = true;
