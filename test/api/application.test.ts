@@ -3,7 +3,7 @@
  * server, the webhook channel against a local HTTP gateway, a manual clock, SQLite in memory.
  */
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { signBody, verifySignature } from '../../src/channels/webhook/webhook-signature.ts';
 import { loadConfig } from '../../src/config.ts';
 import { type Application, createApplication } from '../../src/main.ts';
@@ -93,9 +93,13 @@ describe('the wired application', () => {
 
     const history = (await app.server.inject({ url: `/conversation/participants/${participantId}/history` })).json();
     expect(history.result.map((entry: { role: string }) => entry.role)).toEqual(['assistant', 'user', 'assistant']);
-    const metrics = (await app.server.inject({ url: '/metrics' })).body;
+    // The delivery is counted once the gateway's answer is back, a moment after the gateway saw the request.
+    let metrics = '';
+    await vi.waitFor(async () => {
+      metrics = (await app.server.inject({ url: '/metrics' })).body;
+      expect(metrics).toContain('promptpipe_outbound_messages_total{channel="webhook",outcome="delivered"} 2');
+    });
     expect(metrics).toContain('promptpipe_llm_calls_total{purpose="intake",model="gpt-4o-mini",outcome="success"} 2');
-    expect(metrics).toContain('promptpipe_outbound_messages_total{channel="webhook",outcome="delivered"} 2');
     expect(metrics).toContain('promptpipe_inbound_messages_total{channel="webhook"} 1');
   });
 
