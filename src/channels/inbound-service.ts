@@ -184,7 +184,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     });
   }
 
-  async function process(inbound: InboundMessage): Promise<void> {
+  async function process(inbound: InboundMessage, recovered: boolean): Promise<void> {
     try {
       const participant = await store.participants.get(inbound.participantId);
       if (!participant) {
@@ -206,6 +206,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         sourceMessageId: inbound.id,
         receivedAt: inbound.receivedAt,
         ...(inbound.pollAnswer ? { pollAnswer: inbound.pollAnswer } : {}),
+        ...(recovered ? { recovered: true } : {}),
       });
       await store.inbound.markProcessed(inbound.id, clock.now());
     } catch (error) {
@@ -221,8 +222,8 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     }
   }
 
-  function schedule(inbound: InboundMessage): void {
-    const work = arrivalOrder.run(inbound.participantId, () => process(inbound));
+  function schedule(inbound: InboundMessage, recovered = false): void {
+    const work = arrivalOrder.run(inbound.participantId, () => process(inbound, recovered));
     inFlight.add(work);
     void work.finally(() => inFlight.delete(work));
   }
@@ -262,7 +263,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     },
     async recoverUnprocessed() {
       const pending = await store.inbound.listUnprocessed();
-      for (const inbound of pending) schedule(inbound);
+      for (const inbound of pending) schedule(inbound, true);
       if (pending.length > 0)
         log.info({ count: pending.length }, 'processing inbound messages left over from the last run');
       return pending.length;

@@ -34,6 +34,9 @@ import type { TurnHooks } from './turn-hooks.ts';
 import { createTurnRecorder, type ToolCallObserver } from './turn-recorder.ts';
 
 /** The synthetic input of the enrollment greeting (§7.2 step 9). Never stored as a participant message. */
+/** How far back crash recovery looks for what an interrupted turn already committed. */
+const RECOVERY_LOOKBACK_ENTRIES = 200;
+
 export const GREETING_HINT = '<Hint: The user has joined the conversation and is expecting a greeting>';
 
 export interface ConversationFlowDependencies {
@@ -134,6 +137,33 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     });
   }
 
+  /**
+   * What an earlier, interrupted attempt at this message committed (crash recovery): whether the participant's
+   * message is already recorded, and the reply if one was already sent.
+   */
+  async function earlierAttempt(
+    message: IncomingMessage,
+  ): Promise<{ recorded: boolean; reply: string | undefined } | undefined> {
+    if (!message.recovered || !message.sourceMessageId) return undefined;
+    const recent = await store.transcript.list(message.participantId, { limit: RECOVERY_LOOKBACK_ENTRIES });
+    const linked = recent.filter((entry) => entry.sourceMessageId === message.sourceMessageId);
+    const reply = linked.find((entry) => entry.role === 'assistant' && entry.kind === 'reply');
+    return { recorded: linked.some((entry) => entry.role === 'user'), reply: reply?.content };
+  }
+
+  /** Resuming a recorded message: the working history without its own last entry, and the current module. */
+  async function resumeRecordedMessage(
+    message: IncomingMessage,
+    userText: string,
+  ): Promise<{ history: ConversationMessage[]; module: ConversationState }> {
+    return store.transaction(async (tx) => {
+      const history = await readHistory(tx, message.participantId);
+      const last = history.at(-1);
+      const before = last?.role === 'user' && last.content === userText ? history.slice(0, -1) : history;
+      return { history: before, module: await route(tx, message.participantId, clock.now()) };
+    });
+  }
+
   /** Steps 3–5. */
   async function runTurn(
     input: TurnInput,
@@ -218,7 +248,18 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
         const participant = await loadParticipant(message.participantId);
         const userText = message.pollAnswer ? formatPollAnswer(message.pollAnswer) : message.text;
         if (!userText.trim()) throw new AppError('invalid_input', 'message text is empty');
-        const { history, module } = await recordParticipantMessage(message, userText);
+        const earlier = await earlierAttempt(message);
+        if (earlier?.reply !== undefined) {
+          log.warn(
+            { participantId: participant.id, sourceMessageId: message.sourceMessageId },
+            'recovered message was already answered before the restart: not answered again',
+          );
+          const module = await store.transaction((tx) => route(tx, participant.id, clock.now()));
+          return { reply: earlier.reply, module, toolsCalled: [] };
+        }
+        const { history, module } = earlier?.recorded
+          ? await resumeRecordedMessage(message, userText)
+          : await recordParticipantMessage(message, userText);
         return runTurn(
           { participant, userText, synthetic: false, sourceMessageId: message.sourceMessageId },
           module,

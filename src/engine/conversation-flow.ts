@@ -13,6 +13,11 @@ export interface IncomingMessage {
   /** The durable inbound message id: every side effect of the turn is linked to it. */
   sourceMessageId?: string;
   receivedAt: Date;
+  /**
+   * Processed again after a crash (it was recorded but never marked processed): the flow looks for what the earlier
+   * attempt committed under `sourceMessageId` and neither records the message twice nor answers it twice.
+   */
+  recovered?: boolean;
 }
 
 export interface TurnResult {
