@@ -113,7 +113,7 @@ describe('SIGKILL at random moments during turns', () => {
       body: JSON.stringify({ phone_number: PHONE, name: 'Ada', timezone: 'Europe/Berlin' }),
     });
     expect(enrolled.status).toBe(201);
-    const participantId: string = (await enrolled.json()).result.id;
+    const participantId = ((await enrolled.json()) as { result: { id: string } }).result.id;
     const delivered = (): Delivered[] =>
       gateway.requests.map((request) => {
         const body = JSON.parse(request.body) as { id: string; text: string };
@@ -150,7 +150,8 @@ describe('SIGKILL at random moments during turns', () => {
     await waitUntil(
       'no job left to run',
       async () => {
-        const state = await (await fetch(`${current.baseUrl}/conversation/participants/${participantId}/state`)).json();
+        const response = await fetch(`${current.baseUrl}/conversation/participants/${participantId}/state`);
+        const state = (await response.json()) as { result: { pending_jobs: unknown[] } };
         return state.result.pending_jobs.length === 0;
       },
       { timeoutMs: 30_000 },
@@ -174,9 +175,11 @@ describe('SIGKILL at random moments during turns', () => {
     expect(greetings.size).toBe(1);
 
     // Nothing lost from the transcript, nothing recorded twice: each message once, each with one reply.
-    const history: { role: string; kind: string; content: string }[] = (
-      await (await fetch(`${current.baseUrl}/conversation/participants/${participantId}/history?limit=1000`)).json()
-    ).result;
+    const historyResponse = await fetch(
+      `${current.baseUrl}/conversation/participants/${participantId}/history?limit=1000`,
+    );
+    const history = ((await historyResponse.json()) as { result: { role: string; kind: string; content: string }[] })
+      .result;
     const said = history.filter((entry) => entry.role === 'user').map((entry) => entry.content);
     expect(said.toSorted()).toEqual(acknowledged.toSorted());
     for (const text of acknowledged) {
