@@ -8,6 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { BENCHMARKS } from './benchmarks.ts';
+import { FULL_SOAK, formatSoak, QUICK_SOAK, runServerSoak } from './soak/server-soak.ts';
 import type { BenchmarkResult, StoreTarget } from './support/benchmark.ts';
 import { describeEnvironment } from './support/environment.ts';
 import { type BenchOptions, parseBenchOptions, USAGE } from './support/options.ts';
@@ -69,12 +70,29 @@ async function main(): Promise<number> {
   const start = performance.now();
   const targets = await storeTargets(options);
   process.stdout.write(`${describeEnvironment(options.profile, targets).join('\n')}\n\n`);
-  const { results, failures } = await runBenchmarks(options, targets);
-  if (results.length === 0 && failures === 0) {
+  const { results, failures: benchmarkFailures } = await runBenchmarks(options, targets);
+  let failures = benchmarkFailures;
+  // The soak (the real server's memory over thousands of turns) runs last, unless a filter leaves it out.
+  const soakSelected = !options.filter || 'server soak'.includes(options.filter.toLowerCase());
+  let soak: string | undefined;
+  if (soakSelected) {
+    process.stderr.write('running the server soak …\n');
+    try {
+      const result = await runServerSoak(options.profile.mode === 'quick' ? QUICK_SOAK : FULL_SOAK, (line) =>
+        process.stderr.write(`${line}\n`),
+      );
+      soak = formatSoak(result);
+    } catch (error) {
+      failures += 1;
+      process.stderr.write(`server soak FAILED\n${errorText(error)}\n`);
+    }
+  }
+  if (results.length === 0 && failures === 0 && !soak) {
     process.stderr.write(`no benchmark matches --filter "${options.filter ?? ''}"\n`);
     return 1;
   }
   if (results.length > 0) process.stdout.write(`${formatResultsTable(results)}\n`);
+  if (soak) process.stdout.write(`\n${soak}\n`);
   process.stdout.write(`\ntotal ${((performance.now() - start) / 1000).toFixed(1)} s`);
   process.stdout.write(failures > 0 ? `, ${failures} benchmark(s) FAILED\n` : '\n');
   return failures > 0 ? 1 : 0;
