@@ -8,6 +8,7 @@
  * It reports the server's resident set size (RSS) and V8 heap, read from its own `/metrics`, after the warm-up
  * (enrolment and intake) and at the end, plus the peak seen. A leak shows up as an end RSS that keeps growing with
  * the number of turns. Not a test: nothing is asserted, the numbers go to docs/benchmarks.md.
+ * `PROMPTPIPE_SOAK_NODE_OPTIONS` is passed to the server as NODE_OPTIONS (a leak check with a small heap limit).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -139,6 +140,8 @@ export async function runServerSoak(options: SoakOptions, progress: (line: strin
       PROMPTPIPE_CHANNEL: 'webhook',
       PROMPTPIPE_WEBHOOK_URL: gateway.url,
       LOG_LEVEL: 'warn',
+      // A leak check: e.g. `--max-old-space-size=128` makes a real leak crash the server instead of growing.
+      ...(process.env.PROMPTPIPE_SOAK_NODE_OPTIONS ? { NODE_OPTIONS: process.env.PROMPTPIPE_SOAK_NODE_OPTIONS } : {}),
     });
     const live = server;
     const phones = Array.from(
@@ -194,7 +197,7 @@ export async function runServerSoak(options: SoakOptions, progress: (line: strin
     drain();
     const end = await memory(live, turns);
     peakRssBytes = Math.max(peakRssBytes, end.rssBytes);
-    samples.push(end);
+    if (samples.at(-1)?.turns !== end.turns) samples.push(end);
     return {
       options,
       turns,
@@ -229,5 +232,9 @@ export function formatSoak(result: SoakResult): string {
     `| start (after enrolment and intake) | ${result.start.turns} | ${mebibytes(result.start.rssBytes)} | ${mebibytes(result.start.heapUsedBytes)} |`,
     `| end | ${result.end.turns} | ${mebibytes(result.end.rssBytes)} | ${mebibytes(result.end.heapUsedBytes)} |`,
     `| peak RSS seen | | ${mebibytes(result.peakRssBytes)} | |`,
+    '',
+    `after each simulated day (turns: RSS / heap used): ${result.samples
+      .map((sample) => `${sample.turns}: ${mebibytes(sample.rssBytes)} / ${mebibytes(sample.heapUsedBytes)}`)
+      .join(', ')}`,
   ].join('\n');
 }
