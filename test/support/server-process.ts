@@ -70,7 +70,7 @@ export async function startServer(env: Record<string, string>, timeoutMs = 30_00
     const server = spawnServer({ ...env, API_ADDR: `127.0.0.1:${await freePort()}` });
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const status = await fetch(`${server.baseUrl}/health`)
+      const status = await fetch(`${server.baseUrl}/health`, { signal: AbortSignal.timeout(10_000) })
         .then((response) => response.status)
         .catch(() => undefined);
       if (status === 200) return server;
