@@ -11,6 +11,7 @@ import { BENCHMARKS } from './benchmarks.ts';
 import { type EndToEndResult, runEndToEndTurns } from './e2e/end-to-end-turns.ts';
 import { BURST_PARTICIPANTS, type BurstResult, runPromptBurst } from './e2e/prompt-burst.ts';
 import { formatBurstTable, formatEndToEndTable } from './e2e/report.ts';
+import { FULL_SOAK, formatSoak, QUICK_SOAK, runServerSoak } from './soak/server-soak.ts';
 import type { BenchmarkResult, StoreTarget } from './support/benchmark.ts';
 import { describeEnvironment } from './support/environment.ts';
 import { type BenchOptions, parseBenchOptions, USAGE } from './support/options.ts';
@@ -120,15 +121,31 @@ async function main(): Promise<number> {
   const start = performance.now();
   const targets = await storeTargets(options);
   process.stdout.write(`${describeEnvironment(options.profile, targets).join('\n')}\n\n`);
-  const { results, failures: storeFailures } = await runBenchmarks(options, targets);
+  const { results, failures: benchmarkFailures } = await runBenchmarks(options, targets);
   const endToEnd = await runEndToEnd(options);
-  const failures = storeFailures + endToEnd.failures;
-  if (results.length === 0 && endToEnd.ran === 0) {
+  let failures = benchmarkFailures + endToEnd.failures;
+  // The soak (the real server's memory over thousands of turns) runs last, unless a filter leaves it out.
+  const soakSelected = !options.filter || 'server soak'.includes(options.filter.toLowerCase());
+  let soak: string | undefined;
+  if (soakSelected) {
+    process.stderr.write('running the server soak …\n');
+    try {
+      const result = await runServerSoak(options.profile.mode === 'quick' ? QUICK_SOAK : FULL_SOAK, (line) =>
+        process.stderr.write(`${line}\n`),
+      );
+      soak = formatSoak(result);
+    } catch (error) {
+      failures += 1;
+      process.stderr.write(`server soak FAILED\n${errorText(error)}\n`);
+    }
+  }
+  if (results.length === 0 && endToEnd.ran === 0 && failures === 0 && !soak) {
     process.stderr.write(`no benchmark matches --filter "${options.filter ?? ''}"\n`);
     return 1;
   }
   if (results.length > 0) process.stdout.write(`${formatResultsTable(results)}\n`);
   for (const table of endToEnd.tables) process.stdout.write(`\n${table}\n`);
+  if (soak) process.stdout.write(`\n${soak}\n`);
   process.stdout.write(`\ntotal ${((performance.now() - start) / 1000).toFixed(1)} s`);
   process.stdout.write(failures > 0 ? `, ${failures} benchmark(s) FAILED\n` : '\n');
   return failures > 0 ? 1 : 0;

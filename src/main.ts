@@ -385,6 +385,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     async start(startOptions = {}) {
       for (const enabled of channels.all()) await enabled.start?.();
       await sharedClock?.start();
+      // SQLite: this process is the only runner, so what a killed predecessor left running is released now rather
+      // than when its lease expires. (PostgreSQL may have live peers: their leases expire on their own.)
+      if (store.dialect === 'sqlite') {
+        const released = await store.jobs.releaseLeases(clock.now());
+        if (released > 0) log.info({ count: released }, 'jobs left running by the last run released');
+      }
       await inbound.recoverUnprocessed();
       inbound.startRecoveryLoop?.(config.cluster.recoveryIntervalMs);
       runner.start();

@@ -35,7 +35,8 @@ export const USAGE = `Usage: npm run bench -- [options]
 
 Options:
   --quick          a short run (about 0.4 s per benchmark instead of 2.5 s)
-  --filter <text>  only the benchmarks whose name contains <text>, e.g. --filter sqlite or --filter "engine turn"
+  --filter <text>  only the benchmarks whose name contains <text>, e.g. --filter sqlite or --filter "engine turn";
+                   --filter soak runs only the server soak (any other filter leaves it out)
   --sqlite-dir <d> create the SQLite databases under <d> (default: the system's temporary directory), to measure
                    the disk the data will live on
   --burst <n>      participants of the prompt-burst benchmark (default 100,000; 2,000 with --quick)

@@ -163,6 +163,30 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     });
   }
 
+  /**
+   * The participant gets a fallback text instead of a model reply (the model failed, answered nothing usable, or
+   * looped): an audit event `fallback-sent`, so the organiser sees it next to the turn. Never fails the turn.
+   */
+  async function recordFallback(
+    participantId: string,
+    module: ConversationState,
+    loop: { outcome: string; error?: string; rounds: number; content: string },
+    link: { sourceMessageId?: string },
+  ): Promise<void> {
+    if (!loop.error) log.warn({ participantId, module, outcome: loop.outcome }, 'no usable model reply: fallback sent');
+    try {
+      await store.events.record({
+        participantId,
+        type: 'fallback-sent',
+        data: { module, outcome: loop.outcome, error: loop.error ?? null, rounds: loop.rounds, text: loop.content },
+        createdAt: clock.now(),
+        ...link,
+      });
+    } catch (error) {
+      log.error({ participantId, error: errorMessage(error) }, 'recording the fallback event failed');
+    }
+  }
+
   /** Steps 3–5. */
   async function runTurn(
     input: TurnInput,
@@ -208,6 +232,7 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
       purpose: module.toLowerCase(),
     });
     if (loop.error) log.error({ participantId: participant.id, module, error: loop.error }, 'LLM call failed');
+    if (loop.outcome !== 'content') await recordFallback(participant.id, module, loop, link);
 
     await dependencies.messenger.send(
       participant.id,

@@ -223,6 +223,12 @@ export interface JobRepository {
    */
   renewLeases(options: { ids: string[]; owner: string; leaseUntil: Date; now: Date }): Promise<number>;
   complete(id: string, now: Date): Promise<void>;
+  /**
+   * Makes every running job claimable again (pending, lease cleared; attempts kept) and returns how many. Start-up
+   * recovery after a crash, ONLY where this process is the single runner (SQLite): a killed process's leases would
+   * otherwise hold its jobs (a reply's delivery) until they expire.
+   */
+  releaseLeases(now: Date): Promise<number>;
   /** With `retryAt`: back to pending at that time. Without: `failed`, keeping the error. */
   fail(id: string, error: string, now: Date, retryAt?: Date): Promise<void>;
   /** The earliest instant at which something becomes claimable (a pending run_at or a running lease expiry). */

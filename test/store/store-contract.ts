@@ -471,6 +471,23 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         ).toEqual(['third']);
       });
 
+      it('releases every running lease at once (start-up after a crash), keeping attempts', async () => {
+        await store.jobs.enqueue(makeJob('job_1'), at(0));
+        await store.jobs.enqueue(makeJob('job_2'), at(0));
+        await store.jobs.enqueue(makeJob('job_3', { runAt: at(10) }), at(0));
+        await store.jobs.claimDue({ now: at(0), owner: 'crashed', leaseMs: 600_000, limit: 1 });
+        await store.jobs.complete('job_1', at(0.1));
+        await store.jobs.claimDue({ now: at(0.2), owner: 'crashed', leaseMs: 600_000, limit: 1 });
+        expect(await store.jobs.releaseLeases(at(0.5))).toBe(1);
+        expect(await store.jobs.get('job_2')).toMatchObject({ status: 'pending', attempts: 1, leaseOwner: undefined });
+        expect((await store.jobs.get('job_1'))?.status).toBe('completed');
+        expect((await store.jobs.get('job_3'))?.status).toBe('pending');
+        const [again] = await store.jobs.claimDue({ now: at(0.5), owner: 'restarted', leaseMs: 1000, limit: 5 });
+        expect(again).toMatchObject({ id: 'job_2', attempts: 2, leaseOwner: 'restarted' });
+        expect(await store.jobs.releaseLeases(at(0.6))).toBe(1);
+        expect(await store.jobs.releaseLeases(at(0.7))).toBe(0);
+      });
+
       it('completes a running job, which is then never claimed again', async () => {
         await store.jobs.enqueue(makeJob('job_1'), at(0));
         await store.jobs.claimDue({ now: at(0), owner: 'worker', leaseMs: 1000, limit: 1 });

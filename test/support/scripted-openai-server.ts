@@ -49,7 +49,9 @@ export type ScriptedReply =
       /** Answer only after this delay (timeouts, concurrency). */
       delayMs?: number;
     }
-  | { status: number; error: string };
+  | { status: number; error: string }
+  /** A body sent as is with status 200 (a provider misbehaving: no `choices`, a wrong shape). */
+  | { rawBody: unknown };
 
 export type ScriptedResponder = (request: ScriptedChatRequest, index: number) => ScriptedReply | Promise<ScriptedReply>;
 
@@ -82,7 +84,10 @@ export async function startScriptedOpenAiServer(options: {
   let toolCallCounter = 0;
   let completionCounter = 0;
 
-  function completion(reply: Exclude<ScriptedReply, { status: number }>, model: string): Record<string, unknown> {
+  function completion(
+    reply: Exclude<ScriptedReply, { status: number } | { rawBody: unknown }>,
+    model: string,
+  ): Record<string, unknown> {
     completionCounter += 1;
     const toolCalls = (reply.toolCalls ?? []).map((call) => {
       toolCallCounter += 1;
@@ -149,6 +154,10 @@ export async function startScriptedOpenAiServer(options: {
         const reply = await scriptedServer.respond(scripted, requests.length - 1);
         if ('status' in reply) {
           send(reply.status, { error: { message: reply.error, type: 'scriptedServererror' } });
+          return;
+        }
+        if ('rawBody' in reply) {
+          send(200, reply.rawBody);
           return;
         }
         if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));

@@ -130,3 +130,9 @@ export async function stopServer(server: ServerProcess, graceMs = 15_000): Promi
     clearTimeout(timeout);
   }
 }
+
+/** SIGKILL (no graceful shutdown: a crash), then waits for the exit. */
+export async function killServer(server: ServerProcess): Promise<void> {
+  if (!server.exited) server.child.kill('SIGKILL');
+  await server.exit;
+}

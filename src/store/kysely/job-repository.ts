@@ -147,6 +147,15 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
       return Number(result.numUpdatedRows);
     },
 
+    async releaseLeases(now) {
+      const result = await db
+        .updateTable('jobs')
+        .set({ status: JobStatus.PENDING, lease_owner: null, lease_until: null, updated_at: toTimestamp(now) })
+        .where('status', '=', JobStatus.RUNNING)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
     async complete(id, now) {
       await db
         .updateTable('jobs')
