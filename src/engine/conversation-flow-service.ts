@@ -15,6 +15,7 @@ import type { Participant } from '../domain/participant.ts';
 import { formatPollAnswer } from '../domain/polls.ts';
 import { buildToneGuide } from '../domain/tone.ts';
 import type { LlmClient } from '../llm/llm.ts';
+import type { ToolProtocol } from '../llm/text-tool-protocol.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';
@@ -45,7 +46,7 @@ export interface ConversationFlowDependencies {
   lock: ParticipantLock;
   modules: Record<ConversationState, ConversationModule>;
   hooks?: TurnHooks;
-  config: { chatHistoryLimit: number; debug: boolean };
+  config: { chatHistoryLimit: number; debug: boolean; toolProtocol?: ToolProtocol };
   log: Logger;
   onToolCall?: ToolCallObserver;
   /** Checks every request before it is sent: `throw` mode in tests, `repair` (the default) in production. */
@@ -149,7 +150,10 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     const toneGuide = buildToneGuide(profile.tone);
     const link = input.sourceMessageId ? { sourceMessageId: input.sourceMessageId } : {};
 
+    const toolProtocol = dependencies.config.toolProtocol ?? 'native';
+    const tools = dependencies.registry.definitions(moduleDefinition.toolNames);
     const loop = await runToolLoop({
+      toolProtocol,
       llm: dependencies.llm,
       registry: dependencies.registry,
       toolNames: moduleDefinition.toolNames,
@@ -164,6 +168,8 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
             userMessage: { content: input.userText, synthetic: input.synthetic },
             loopMessages: [...loopMessages],
             historyLimit: dependencies.config.chatHistoryLimit,
+            toolProtocol,
+            tools,
           }),
           { purpose: module },
         ),
