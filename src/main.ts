@@ -17,7 +17,7 @@ import { createApiServer } from './api/api-server.ts';
 import type { Channel } from './channels/channel.ts';
 import { createConsoleChannel } from './channels/console/console-channel.ts';
 import { createDeliveryHandler, DELIVER_MESSAGE_JOB } from './channels/delivery-handler.ts';
-import { createInboundService, type InboundService } from './channels/inbound-service.ts';
+import { createInboundService, type InboundService, LLM_OUTAGE_RETRY_JOB } from './channels/inbound-service.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
 import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
@@ -260,7 +260,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log,
     metrics,
     autoEnroll: config.conversation.autoEnrollNewUsers,
+    outage: {
+      messenger,
+      retryForMs: config.llm.outageRetryForMs,
+      notice: config.llm.outageNotice,
+      notify: notifyRunner,
+      onOutage: (outcome) => metrics.recordLlmOutage?.(outcome),
+    },
   });
+  // Without the participant lock: the flow takes it itself, and the inbound pipeline keeps arrival order.
+  runner.register(LLM_OUTAGE_RETRY_JOB, (job) => inbound.retryHeld(job), { lock: false });
   const server = createApiServer({
     config,
     store,

@@ -21,7 +21,7 @@ import type { ParticipantLock } from '../store/participant-lock.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { buildChatMessages } from './context-builder.ts';
-import type { ConversationFlow, IncomingMessage, TurnResult } from './conversation-flow.ts';
+import { type ConversationFlow, type IncomingMessage, LlmOutageError, type TurnResult } from './conversation-flow.ts';
 import { appendToHistory, readHistory } from './conversation-history.ts';
 import { debugMessages } from './debug-report.ts';
 import type { Logger } from './logger.ts';
@@ -59,6 +59,7 @@ interface TurnInput {
   userText: string;
   synthetic: boolean;
   sourceMessageId: string | undefined;
+  holdOnLlmError?: boolean;
 }
 
 export function createConversationFlow(dependencies: ConversationFlowDependencies): ConversationFlow {
@@ -185,6 +186,7 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
       purpose: module.toLowerCase(),
     });
     if (loop.error) log.error({ participantId: participant.id, module, error: loop.error }, 'LLM call failed');
+    if (loop.outcome === 'llm_error' && input.holdOnLlmError) throw new LlmOutageError(loop.error ?? 'unknown');
 
     await dependencies.messenger.send(
       participant.id,
@@ -224,9 +226,20 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
         const participant = await loadParticipant(message.participantId);
         const userText = message.pollAnswer ? formatPollAnswer(message.pollAnswer) : message.text;
         if (!userText.trim()) throw new AppError('invalid_input', 'message text is empty');
-        const { history, module } = await recordParticipantMessage(message, userText);
+        const { history, module } = message.alreadyRecorded
+          ? await store.transaction(async (tx) => ({
+              history: await readHistory(tx, message.participantId),
+              module: await route(tx, message.participantId, clock.now()),
+            }))
+          : await recordParticipantMessage(message, userText);
         return runTurn(
-          { participant, userText, synthetic: false, sourceMessageId: message.sourceMessageId },
+          {
+            participant,
+            userText,
+            synthetic: false,
+            sourceMessageId: message.sourceMessageId,
+            ...(message.holdOnLlmError ? { holdOnLlmError: true } : {}),
+          },
           module,
           history,
         );
