@@ -31,6 +31,7 @@ import { createFeedbackModule } from './engine/modules/feedback-module.ts';
 import { createIntakeModule } from './engine/modules/intake-module.ts';
 import { createRequestGuard } from './engine/request-validator.ts';
 import { loadSystemPrompts } from './engine/system-prompts.ts';
+import { createCircuitBreakerLlm } from './llm/circuit-breaker-llm.ts';
 import { createConcurrencyLimitedLlm } from './llm/concurrency-limited-llm.ts';
 import type { LlmClient } from './llm/llm.ts';
 import { createMeteredLlm } from './llm/metered-llm.ts';
@@ -175,9 +176,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const messenger = createOutboxMessenger({ store, clock, newId, onEnqueued: notifyRunner });
 
   // Metered inside the limit: latency measures the provider, not the queue for a slot.
-  const llm = createConcurrencyLimitedLlm({
-    llm: createMeteredLlm({ llm: createLlm(config, log), metrics }),
-    maxConcurrency: config.llm.maxConcurrency,
+  // The breaker outside the limit: while the model is failing, refused calls do not queue for a slot.
+  const llm = createCircuitBreakerLlm({
+    llm: createConcurrencyLimitedLlm({
+      llm: createMeteredLlm({ llm: createLlm(config, log), metrics }),
+      maxConcurrency: config.llm.maxConcurrency,
+    }),
+    threshold: config.llm.circuitBreakerThreshold,
+    cooldownMs: config.llm.circuitBreakerCooldownMs,
+    now: () => clock.now(),
   });
   const prompts = loadSystemPrompts(config.prompts);
   const generator = createHabitPromptGenerator({ store, llm, clock, systemPrompt: prompts.promptGenerator, log });
@@ -279,6 +286,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     channelRoutes:
       channel.name === 'webhook' ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })] : [],
     metrics,
+    llmHealth: () => llm.health(),
     log,
     httpLogger: log,
     version: VERSION,

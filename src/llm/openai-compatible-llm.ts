@@ -195,11 +195,27 @@ export function toLlmError(error: unknown, timeoutMs: number, purpose?: string):
     });
   }
   if (error instanceof OpenAI.APIError) {
+    const retryAfterMs = error.status === 429 ? parseRetryAfter(error.headers) : undefined;
     return new AppError('llm_error', `LLM request failed with status ${error.status}: ${providerMessage(error)}`, {
       cause: error,
-      details: { ...details, kind: 'http', status: error.status },
+      details: { ...details, kind: 'http', status: error.status, ...(retryAfterMs ? { retryAfterMs } : {}) },
     });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new AppError('llm_error', `LLM request failed: ${message}`, { cause: error, details });
+}
+
+/**
+ * The wait a 429 asks for: `retry-after-ms`, or `Retry-After` in seconds or as an HTTP date. The SDK honours it
+ * between its own retries; the circuit breaker honours it after they are spent.
+ */
+export function parseRetryAfter(headers: Headers | undefined, nowMs = Date.now()): number | undefined {
+  const milliseconds = Number(headers?.get('retry-after-ms') ?? Number.NaN);
+  if (Number.isFinite(milliseconds) && milliseconds > 0) return milliseconds;
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) || date <= nowMs ? undefined : date - nowMs;
 }

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errorMessage } from '../../domain/errors.ts';
 import { ParticipantStatus } from '../../domain/participant.ts';
+import type { LlmHealth } from '../../llm/circuit-breaker-llm.ts';
 import type { Log } from '../../observability/log.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { type Clock, systemClock } from '../../scheduling/clock.ts';
@@ -13,7 +14,14 @@ import { buildOpenApiDocument } from '../openapi-document.ts';
 
 export function registerSystemRoutes(
   app: FastifyInstance,
-  options: { store: Pick<Store, 'ping' | 'participants'>; clock: Clock; metrics: Metrics; log: Log; version: string },
+  options: {
+    store: Pick<Store, 'ping' | 'participants'>;
+    clock: Clock;
+    metrics: Metrics;
+    log: Log;
+    version: string;
+    llmHealth?: () => LlmHealth;
+  },
 ): void {
   const { store, clock, metrics, log } = options;
 
@@ -28,6 +36,7 @@ export function registerSystemRoutes(
         timestamp,
         active_participants: activeParticipants,
         clock: clock.now().toISOString(),
+        ...(options.llmHealth ? { llm: options.llmHealth() } : {}),
       };
     } catch (error) {
       log.error({ error: errorMessage(error) }, 'health check: database unreachable');
