@@ -7,6 +7,8 @@ import { hostname } from 'node:os';
 import { parse as parseDotenv } from 'dotenv';
 import { parseDuration } from './domain/duration.ts';
 import { AppError } from './domain/errors.ts';
+import { DEFAULT_LLM_OUTAGE_NOTICE } from './llm/participant-texts.ts';
+import { TOOL_PROTOCOLS, ToolProtocol } from './llm/text-tool-protocol.ts';
 
 export interface Config {
   api: { host: string; port: number; token: string | undefined; bodyLimitBytes: number };
@@ -22,10 +24,25 @@ export interface Config {
     apiKey: string | undefined;
     baseUrl: string | undefined;
     model: string;
-    temperature: number;
+    /** `GENAI_TEMPERATURE`: unset → 0.1; set but empty → undefined (omitted, for reasoning models). */
+    temperature: number | undefined;
     timeoutMs: number;
     maxRetries: number;
     maxConcurrency: number;
+    /** `LLM_TOOL_PROTOCOL`: `native` tool calling or the `<tool_call>` text protocol. */
+    toolProtocol: ToolProtocol;
+    /** `LLM_MAX_TOKENS`: sent as `max_tokens` when set. */
+    maxTokens: number | undefined;
+    /** `LLM_EXTRA_BODY`: a JSON object merged into every request body. */
+    extraBody: Record<string, unknown> | undefined;
+    /** `LLM_OUTAGE_RETRY_FOR`: how long a turn whose model call failed is retried before its message fails. */
+    outageRetryForMs: number;
+    /** `LLM_OUTAGE_NOTICE`: the one message per outage; '' = no notice. */
+    outageNotice: string;
+    /** `LLM_CIRCUIT_BREAKER_THRESHOLD`: consecutive failed calls that open the breaker. */
+    circuitBreakerThreshold: number;
+    /** `LLM_CIRCUIT_BREAKER_COOLDOWN`: how long an open breaker refuses calls before letting one through. */
+    circuitBreakerCooldownMs: number;
   };
   prompts: {
     intakeFile: string | undefined;
@@ -160,6 +177,35 @@ class ConfigReader {
     return words;
   }
 
+  /** True when the variable is present but blank (an explicit "off" / "omit"). */
+  isBlank(name: string): boolean {
+    const value = this.env[name];
+    return value !== undefined && value.trim() === '';
+  }
+
+  /** The raw text, untrimmed inside; `fallback` only when the variable is absent (blank stays ''). */
+  text(name: string, fallback: string): string {
+    const value = this.env[name];
+    return value === undefined ? fallback : value.trim();
+  }
+
+  /** A JSON object, or undefined when unset; anything else is a start-up problem naming the variable. */
+  jsonObject(name: string): Record<string, unknown> | undefined {
+    const value = this.string(name);
+    if (value === undefined) return undefined;
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+        return parsed as Record<string, unknown>;
+      }
+      this.problems.push(`${name} must be a JSON object such as {"top_k": 20} (got "${value}")`);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.problems.push(`${name} must be valid JSON (a JSON object): ${reason}`);
+    }
+    return undefined;
+  }
+
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
     const value = this.string(name)?.toLowerCase();
     if (value === undefined) return fallback;
@@ -222,10 +268,26 @@ export function loadConfig(env: Environment): Config {
       apiKey: read.string('OPENAI_API_KEY'),
       baseUrl: read.string('OPENAI_BASE_URL'),
       model: read.string('GENAI_MODEL') ?? 'gpt-4o-mini',
-      temperature: read.number('GENAI_TEMPERATURE', 0.1, (n) => n >= 0 && n <= 2, 'a number from 0 to 2'),
+      temperature: read.isBlank('GENAI_TEMPERATURE')
+        ? undefined
+        : read.number('GENAI_TEMPERATURE', 0.1, (n) => n >= 0 && n <= 2, 'a number from 0 to 2'),
       timeoutMs: read.duration('LLM_TIMEOUT', '60s'),
       maxRetries: read.number('LLM_MAX_RETRIES', 3, (n) => Number.isInteger(n) && n >= 0, 'a non-negative integer'),
       maxConcurrency: read.number('LLM_MAX_CONCURRENCY', 8, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
+      toolProtocol: read.oneOf('LLM_TOOL_PROTOCOL', TOOL_PROTOCOLS, ToolProtocol.NATIVE),
+      maxTokens: read.string('LLM_MAX_TOKENS')
+        ? read.number('LLM_MAX_TOKENS', 0, (n) => Number.isInteger(n) && n > 0, 'a positive integer')
+        : undefined,
+      extraBody: read.jsonObject('LLM_EXTRA_BODY'),
+      outageRetryForMs: read.duration('LLM_OUTAGE_RETRY_FOR', '1h'),
+      outageNotice: read.text('LLM_OUTAGE_NOTICE', DEFAULT_LLM_OUTAGE_NOTICE),
+      circuitBreakerThreshold: read.number(
+        'LLM_CIRCUIT_BREAKER_THRESHOLD',
+        5,
+        (n) => Number.isInteger(n) && n > 0,
+        'a positive integer',
+      ),
+      circuitBreakerCooldownMs: read.duration('LLM_CIRCUIT_BREAKER_COOLDOWN', '30s'),
     },
     prompts: {
       intakeFile: read.string('INTAKE_BOT_PROMPT_FILE'),

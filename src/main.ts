@@ -19,7 +19,7 @@ import { type ChannelRegistry, createChannelRegistry } from './channels/channel-
 import { createConsoleChannel } from './channels/console/console-channel.ts';
 import { createDeliveryHandler, DELIVER_MESSAGE_JOB } from './channels/delivery-handler.ts';
 import { createDeliveryReceipts } from './channels/delivery-receipts.ts';
-import { createInboundService, type InboundService } from './channels/inbound-service.ts';
+import { createInboundService, type InboundService, LLM_OUTAGE_RETRY_JOB } from './channels/inbound-service.ts';
 import { createOptOutHandler } from './channels/opt-out.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
 import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
@@ -35,6 +35,7 @@ import { createFeedbackModule } from './engine/modules/feedback-module.ts';
 import { createIntakeModule } from './engine/modules/intake-module.ts';
 import { createRequestGuard } from './engine/request-validator.ts';
 import { loadSystemPrompts } from './engine/system-prompts.ts';
+import { createCircuitBreakerLlm } from './llm/circuit-breaker-llm.ts';
 import { createConcurrencyLimitedLlm } from './llm/concurrency-limited-llm.ts';
 import type { LlmClient } from './llm/llm.ts';
 import { createMeteredLlm } from './llm/metered-llm.ts';
@@ -182,6 +183,8 @@ function createLlm(config: Config, log: Log): LlmClient {
     baseUrl: llm.baseUrl,
     model: llm.model,
     temperature: llm.temperature,
+    maxTokens: llm.maxTokens,
+    extraBody: llm.extraBody,
     timeoutMs: llm.timeoutMs,
     maxRetries: llm.maxRetries,
     log,
@@ -255,9 +258,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const messenger = createOutboxMessenger({ store, clock, newId, onEnqueued: notifyRunner });
 
   // Metered inside the limit: latency measures the provider, not the queue for a slot.
-  const llm = createConcurrencyLimitedLlm({
-    llm: createMeteredLlm({ llm: createLlm(config, log), metrics }),
-    maxConcurrency: config.llm.maxConcurrency,
+  // The breaker outside the limit: while the model is failing, refused calls do not queue for a slot.
+  const llm = createCircuitBreakerLlm({
+    llm: createConcurrencyLimitedLlm({
+      llm: createMeteredLlm({ llm: createLlm(config, log), metrics }),
+      maxConcurrency: config.llm.maxConcurrency,
+    }),
+    threshold: config.llm.circuitBreakerThreshold,
+    cooldownMs: config.llm.circuitBreakerCooldownMs,
+    now: () => clock.now(),
   });
   const prompts = loadSystemPrompts(config.prompts);
   const generator = createHabitPromptGenerator({ store, llm, clock, systemPrompt: prompts.promptGenerator, log });
@@ -286,7 +295,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       [ConversationState.FEEDBACK]: createFeedbackModule(prompts.feedback),
     },
     hooks: timers.turnHooks,
-    config: { chatHistoryLimit: config.conversation.chatHistoryLimit, debug: config.conversation.debug },
+    config: {
+      chatHistoryLimit: config.conversation.chatHistoryLimit,
+      debug: config.conversation.debug,
+      toolProtocol: config.llm.toolProtocol,
+    },
     log,
     onToolCall: (call) => metrics.recordToolCall(call.name, call.outcome),
     requestGuard: createRequestGuard({ mode: 'repair', log }),
@@ -350,7 +363,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       log,
     }),
     lock,
+    outage: {
+      messenger,
+      retryForMs: config.llm.outageRetryForMs,
+      notice: config.llm.outageNotice,
+      notify: notifyRunner,
+      onOutage: (outcome) => metrics.recordLlmOutage?.(outcome),
+    },
   });
+  // Without the participant lock: the flow takes it itself, and the inbound pipeline keeps arrival order.
+  runner.register(LLM_OUTAGE_RETRY_JOB, (job) => inbound.retryHeld(job), { lock: false });
   const server = createApiServer({
     config,
     store,
@@ -361,6 +383,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })]
       : [],
     metrics,
+    llmHealth: () => llm.health(),
     log,
     httpLogger: log,
     version: VERSION,

@@ -7,6 +7,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.ts';
+import type { LlmHealth } from '../llm/circuit-breaker-llm.ts';
 import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
@@ -37,6 +38,8 @@ export interface ApiServerOptions {
   version?: string;
   /** `PROMPTPIPE_INSTANCE_ID`, shown by `/health`. */
   instanceId?: string;
+  /** The model's state for `/health` (`llm`): degraded while calls fail or back off; the server stays healthy. */
+  llmHealth?: () => LlmHealth;
 }
 
 export function createApiServer(options: ApiServerOptions): FastifyInstance {
@@ -59,6 +62,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
 
   registerSystemRoutes(app, {
     ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
+    ...(options.llmHealth ? { llmHealth: options.llmHealth } : {}),
     store: options.store,
     clock: options.clock,
     metrics: options.metrics,

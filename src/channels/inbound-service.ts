@@ -25,14 +25,15 @@ import { AppError, errorMessage } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
 import type { PollAnswer } from '../domain/polls.ts';
-import type { ConversationFlow } from '../engine/conversation-flow.ts';
+import { type ConversationFlow, LlmOutageError } from '../engine/conversation-flow.ts';
+import type { Messenger } from '../engine/messenger.ts';
 import { readValue } from '../engine/participant-data.ts';
 import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import { createInProcessLock, type ParticipantLock } from '../store/participant-lock.ts';
-import type { InboundMessage, Store } from '../store/store.ts';
+import type { InboundMessage, Job, Store } from '../store/store.ts';
 import type { ChannelInboundMessage } from './channel.ts';
 import type { OptOutHandler } from './opt-out.ts';
 import { matchPollOption } from './poll-text.ts';
@@ -59,6 +60,11 @@ export interface InboundService {
   recoverUnprocessed(): Promise<number>;
   /** Runs `recoverUnprocessed` every `intervalMs` until `stop` (the safety net for a dead instance's messages). */
   startRecoveryLoop?(intervalMs: number): void;
+  /**
+   * The `llm_outage_retry` job: processes the participant's held messages in arrival order; while the model is
+   * still down, schedules the next attempt (back-off), and past `LLM_OUTAGE_RETRY_FOR` marks them failed.
+   */
+  retryHeld(job: Job): Promise<void>;
   /** Resolves when nothing is being processed (tests, the console chat). */
   idle(): Promise<void>;
   /** Refuses new messages and waits for the ones being processed: the turn in flight finishes. */
@@ -79,6 +85,31 @@ export interface InboundServiceOptions {
   optOut?: OptOutHandler;
   /** The engine's participant lock (shared by every instance on PostgreSQL). Default: an in-process lock. */
   lock?: ParticipantLock;
+  /**
+   * Outages lose nothing: when set, a turn whose model call fails keeps its message pending (later messages of the
+   * participant wait behind it), a durable `llm_outage_retry` job retries it with back-off, and the participant gets
+   * at most one notice per outage. Without it the engine answers with its "assistant unavailable" fallback.
+   */
+  outage?: LlmOutageOptions;
+}
+
+export interface LlmOutageOptions {
+  messenger: Pick<Messenger, 'send'>;
+  /** `LLM_OUTAGE_RETRY_FOR`: how long after the first failure the message is retried. */
+  retryForMs: number;
+  /** `LLM_OUTAGE_NOTICE`: '' sends none. */
+  notice: string;
+  /** Wakes the job runner after a retry is enqueued. */
+  notify?: () => void;
+  /** Metrics: a message held, answered after an outage, or given up. */
+  onOutage?: (outcome: 'held' | 'recovered' | 'failed') => void;
+}
+
+export const LLM_OUTAGE_RETRY_JOB = 'llm_outage_retry';
+export const llmOutageDedupKey = (participantId: string): string => `${LLM_OUTAGE_RETRY_JOB}:${participantId}`;
+/** 30 s, 60 s, 120 s, 240 s, then every 5 minutes. */
+export function llmOutageBackoff(attempt: number): number {
+  return Math.min(30_000 * 2 ** Math.max(0, attempt - 1), 5 * 60_000);
 }
 
 /** The `lastPoll` data key as written by the outbox messenger. */
@@ -205,18 +236,66 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     });
   }
 
-  async function process(inbound: InboundMessage): Promise<void> {
+  /** A message recorded in the transcript by an earlier attempt (its model call failed) is not recorded again. */
+  async function wasRecorded(inbound: InboundMessage): Promise<boolean> {
+    const recent = await store.transcript.list(inbound.participantId, { limit: POLL_LOOKUP_ENTRIES });
+    return recent.some((entry) => entry.role === 'user' && entry.sourceMessageId === inbound.id);
+  }
+
+  async function scheduleRetry(participantId: string, since: Date, attempt: number): Promise<void> {
+    const now = clock.now();
+    await store.jobs.enqueue(
+      {
+        id: newId('job'),
+        kind: LLM_OUTAGE_RETRY_JOB,
+        participantId,
+        runAt: new Date(now.getTime() + llmOutageBackoff(attempt)),
+        payload: { since: since.toISOString(), attempt },
+        dedupKey: llmOutageDedupKey(participantId),
+      },
+      now,
+    );
+    options.outage?.notify?.();
+  }
+
+  /** The first failure of an outage: schedule the retry and send the one notice. */
+  async function beginOutage(inbound: InboundMessage, error: string): Promise<void> {
+    const outage = options.outage;
+    if (!outage) return;
+    options.outage?.onOutage?.('held');
+    if (await store.jobs.getPendingByKey(llmOutageDedupKey(inbound.participantId))) return;
+    const now = clock.now();
+    await scheduleRetry(inbound.participantId, now, 1);
+    await store.events.record({
+      participantId: inbound.participantId,
+      type: 'llm-outage',
+      data: { error, retry_for_ms: outage.retryForMs },
+      sourceMessageId: inbound.id,
+      createdAt: now,
+    });
+    log.warn({ inboundId: inbound.id, participantId: inbound.participantId, error }, 'model unavailable: message held');
+    if (outage.notice) {
+      await outage.messenger.send(
+        inbound.participantId,
+        { type: 'text', text: outage.notice },
+        { kind: 'notice', sourceMessageId: inbound.id },
+      );
+    }
+  }
+
+  /** 'llm_down': the model call failed and the message is still pending. */
+  async function process(inbound: InboundMessage, retrying = false): Promise<'done' | 'llm_down'> {
     try {
       const participant = await store.participants.get(inbound.participantId);
       if (!participant) {
         log.warn({ inboundId: inbound.id, participantId: inbound.participantId }, 'participant gone: message dropped');
         await store.inbound.markProcessed(inbound.id, clock.now());
-        return;
+        return 'done';
       }
       // Before the status check: START must reach a withdrawn participant, STOP a paused one.
       if (await options.optOut?.handle(inbound, participant)) {
         await store.inbound.markProcessed(inbound.id, clock.now());
-        return;
+        return 'done';
       }
       if (participant.status !== ParticipantStatus.ACTIVE) {
         await recordIgnored(inbound, participant);
@@ -224,24 +303,36 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
           { inboundId: inbound.id, participantId: participant.id, status: participant.status },
           'message not answered',
         );
-        return;
+        return 'done';
       }
       if (await alreadyAnswered(inbound)) {
         // The turn finished and its reply was sent, but the instance stopped before marking the message: no second
         // reply.
         log.warn({ inboundId: inbound.id, participantId: participant.id }, 'message was already answered');
         await store.inbound.markProcessed(inbound.id, clock.now());
-        return;
+        return 'done';
       }
+      const alreadyRecorded = options.outage ? await wasRecorded(inbound) : false;
       await flow.handleMessage({
         participantId: participant.id,
         text: inbound.text,
         sourceMessageId: inbound.id,
         receivedAt: inbound.receivedAt,
         ...(inbound.pollAnswer ? { pollAnswer: inbound.pollAnswer } : {}),
+        ...(options.outage ? { holdOnLlmError: true } : {}),
       });
       await store.inbound.markProcessed(inbound.id, clock.now());
+      if (alreadyRecorded) options.outage?.onOutage?.('recovered');
+      return 'done';
     } catch (error) {
+      if (error instanceof LlmOutageError && options.outage) {
+        if (!retrying) {
+          await beginOutage(inbound, errorMessage(error)).catch((outageError: unknown) =>
+            log.error({ inboundId: inbound.id, error: errorMessage(outageError) }, 'scheduling an outage retry failed'),
+          );
+        }
+        return 'llm_down';
+      }
       log.error(
         { inboundId: inbound.id, participantId: inbound.participantId, error: errorMessage(error) },
         'processing an inbound message failed',
@@ -251,7 +342,56 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         .catch((markError: unknown) =>
           log.error({ inboundId: inbound.id, error: errorMessage(markError) }, 'marking an inbound message failed'),
         );
+      return 'done';
     }
+  }
+
+  /** Past `LLM_OUTAGE_RETRY_FOR`: every held message fails, visibly (transcript, event, status). */
+  async function giveUp(participantId: string, since: Date, attempt: number): Promise<void> {
+    const held = (await store.inbound.listUnprocessed()).filter((message) => message.participantId === participantId);
+    for (const inbound of held) {
+      const now = clock.now();
+      const error = `the model was unavailable from ${since.toISOString()} for longer than the retry limit`;
+      const recorded = await wasRecorded(inbound);
+      await store.transaction(async (tx) => {
+        if (!recorded) {
+          await tx.transcript.append([
+            {
+              participantId,
+              role: 'user',
+              kind: 'message',
+              content: inbound.text || inbound.pollAnswer?.option || '',
+              sourceMessageId: inbound.id,
+              createdAt: inbound.receivedAt,
+            },
+          ]);
+        }
+        await tx.events.record({
+          participantId,
+          type: 'message-failed',
+          data: { reason: 'llm_outage', since: since.toISOString(), attempts: attempt, error },
+          sourceMessageId: inbound.id,
+          createdAt: now,
+        });
+        await tx.inbound.markFailed(inbound.id, error, now);
+      });
+      options.outage?.onOutage?.('failed');
+      log.error({ inboundId: inbound.id, participantId, since: since.toISOString() }, 'model outage: message failed');
+    }
+  }
+
+  async function retryHeldUnlocked(job: Job): Promise<void> {
+    const participantId = job.participantId;
+    if (!participantId || !options.outage) return;
+    const sinceText = typeof job.payload['since'] === 'string' ? job.payload['since'] : undefined;
+    const since = sinceText ? new Date(sinceText) : clock.now();
+    const attempt = typeof job.payload['attempt'] === 'number' ? job.payload['attempt'] : 1;
+    if ((await drain(participantId, true)) === 'done') return;
+    if (clock.now().getTime() - since.getTime() >= options.outage.retryForMs) {
+      await giveUp(participantId, since, attempt + 1);
+      return;
+    }
+    await scheduleRetry(participantId, since, attempt + 1);
   }
 
   /** A reply linked to this message is in the transcript (the turn completed before a crash). */
@@ -262,15 +402,18 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     );
   }
 
-  /** Processes the participant's `received` messages oldest first, until none is left. Under the participant lock. */
-  async function drain(participantId: string): Promise<void> {
+  /**
+   * Processes the participant's `received` messages oldest first, until none is left, or until the model is down:
+   * then the first one is held (later ones wait behind it, in order) for the outage retry. Under the participant lock.
+   */
+  async function drain(participantId: string, retrying = false): Promise<'done' | 'llm_down'> {
     let previous: string | undefined;
     for (;;) {
       const next = await store.inbound.nextUnprocessed(participantId);
       // The same message twice: it could not even be marked failed (database trouble); the sweep retries later.
-      if (!next || next.id === previous) return;
+      if (!next || next.id === previous) return 'done';
       previous = next.id;
-      await process(next);
+      if ((await process(next, retrying)) === 'llm_down') return 'llm_down';
     }
   }
 
@@ -363,6 +506,16 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         );
       }, intervalMs);
       recoveryTimer.unref();
+    },
+    retryHeld(job) {
+      const participantId = job.participantId ?? '';
+      // The participant lock (every instance), re-entrant so the flow's own turn lock passes: the held messages go
+      // first, in arrival order, and no other drain of this participant runs meanwhile.
+      const work = lock.run(participantId, () => retryHeldUnlocked(job), { reentrant: true });
+      const tracked = work.catch(() => undefined);
+      inFlight.add(tracked);
+      void tracked.finally(() => inFlight.delete(tracked));
+      return work;
     },
     idle: waitForInFlight,
     async stop() {

@@ -16,7 +16,8 @@
 
 import { AppError } from '../domain/errors.ts';
 import type { ConversationMessage } from '../domain/history.ts';
-import type { ChatMessage } from '../llm/llm.ts';
+import type { ChatMessage, ToolDefinition } from '../llm/llm.ts';
+import { describeToolsForTextProtocol, type ToolProtocol, toTextProtocolMessages } from '../llm/text-tool-protocol.ts';
 import { pairToolResults } from './request-validator.ts';
 
 /** Used when no user message exists for this turn and the caller gave no synthetic one. */
@@ -54,11 +55,20 @@ export interface ChatMessagesInput {
   loopMessages: readonly ChatMessage[];
   /** Most history messages to consider, before aligning to a turn start; -1 → all, 0 → none. */
   historyLimit: number;
+  /**
+   * `LLM_TOOL_PROTOCOL`; default `native`. In `text` mode the tools are described in a system block after the
+   * context blocks and this loop's exchange is written as `<tool_call>` / `<tool_result>` text (see
+   * `text-tool-protocol.ts`): the request then holds no tool-role messages and no structured tool calls.
+   */
+  toolProtocol?: ToolProtocol;
+  /** The module's tools, described in the system prompt in `text` mode (ignored in `native` mode). */
+  tools?: readonly ToolDefinition[];
 }
 
 /** Blank blocks are dropped; the rest are system messages in the given order. */
 function systemMessages(input: ChatMessagesInput): ChatMessage[] {
-  return [input.systemPrompt, ...input.contextBlocks, input.toneGuide]
+  const toolBlock = input.toolProtocol === 'text' ? describeToolsForTextProtocol(input.tools ?? []) : '';
+  return [input.systemPrompt, ...input.contextBlocks, toolBlock, input.toneGuide]
     .filter((block) => block.trim() !== '')
     .map((content) => ({ role: 'system', content }));
 }
@@ -120,11 +130,12 @@ export function buildChatMessages(input: ChatMessagesInput): ChatMessage[] {
     ...(opening.length > 0 ? [{ role: 'user' as const, content: CONVERSATION_OPENED_MESSAGE }] : []),
     ...windowed.map((message) => ({ role: message.role, content: message.content })),
   ];
+  const loop = pairToolResults(input.loopMessages);
   return [
     ...systemMessages(input),
     ...history,
     ...currentUserMessage(input, history),
-    ...pairToolResults(input.loopMessages),
+    ...(input.toolProtocol === 'text' ? toTextProtocolMessages(loop) : loop),
   ];
 }
 

@@ -15,12 +15,13 @@ import type { Participant } from '../domain/participant.ts';
 import { formatPollAnswer } from '../domain/polls.ts';
 import { buildToneGuide } from '../domain/tone.ts';
 import type { LlmClient } from '../llm/llm.ts';
+import type { ToolProtocol } from '../llm/text-tool-protocol.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { buildChatMessages } from './context-builder.ts';
-import type { ConversationFlow, IncomingMessage, TurnResult } from './conversation-flow.ts';
+import { type ConversationFlow, type IncomingMessage, LlmOutageError, type TurnResult } from './conversation-flow.ts';
 import { appendToHistory, readHistory } from './conversation-history.ts';
 import { debugMessages } from './debug-report.ts';
 import type { Logger } from './logger.ts';
@@ -45,7 +46,7 @@ export interface ConversationFlowDependencies {
   lock: ParticipantLock;
   modules: Record<ConversationState, ConversationModule>;
   hooks?: TurnHooks;
-  config: { chatHistoryLimit: number; debug: boolean };
+  config: { chatHistoryLimit: number; debug: boolean; toolProtocol?: ToolProtocol };
   log: Logger;
   onToolCall?: ToolCallObserver;
   /** Checks every request before it is sent: `throw` mode in tests, `repair` (the default) in production. */
@@ -58,6 +59,7 @@ interface TurnInput {
   userText: string;
   synthetic: boolean;
   sourceMessageId: string | undefined;
+  holdOnLlmError?: boolean;
 }
 
 /** How far back the transcript is searched for an interrupted turn's message. */
@@ -202,7 +204,10 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     const toneGuide = buildToneGuide(profile.tone);
     const link = input.sourceMessageId ? { sourceMessageId: input.sourceMessageId } : {};
 
+    const toolProtocol = dependencies.config.toolProtocol ?? 'native';
+    const tools = dependencies.registry.definitions(moduleDefinition.toolNames);
     const loop = await runToolLoop({
+      toolProtocol,
       llm: dependencies.llm,
       registry: dependencies.registry,
       toolNames: moduleDefinition.toolNames,
@@ -217,6 +222,8 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
             userMessage: { content: input.userText, synthetic: input.synthetic },
             loopMessages: [...loopMessages],
             historyLimit: dependencies.config.chatHistoryLimit,
+            toolProtocol,
+            tools,
           }),
           { purpose: module },
         ),
@@ -232,6 +239,7 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
       purpose: module.toLowerCase(),
     });
     if (loop.error) log.error({ participantId: participant.id, module, error: loop.error }, 'LLM call failed');
+    if (loop.outcome === 'llm_error' && input.holdOnLlmError) throw new LlmOutageError(loop.error ?? 'unknown');
     if (loop.outcome !== 'content') await recordFallback(participant.id, module, loop, link);
 
     await dependencies.messenger.send(
@@ -275,7 +283,13 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
         const { history, module } =
           (await resumeRecordedMessage(message, userText)) ?? (await recordParticipantMessage(message, userText));
         return runTurn(
-          { participant, userText, synthetic: false, sourceMessageId: message.sourceMessageId },
+          {
+            participant,
+            userText,
+            synthetic: false,
+            sourceMessageId: message.sourceMessageId,
+            ...(message.holdOnLlmError ? { holdOnLlmError: true } : {}),
+          },
           module,
           history,
         );

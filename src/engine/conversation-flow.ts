@@ -3,7 +3,15 @@
  * `conversation-flow-service.ts`. Each call takes the participant lock itself: callers must not hold it.
  */
 import type { ConversationState } from '../domain/conversation-state.ts';
+import { AppError } from '../domain/errors.ts';
 import type { PollAnswer } from '../domain/polls.ts';
+
+/** A turn's model call failed after the adapter's retries; nothing was sent (the message is held for a retry). */
+export class LlmOutageError extends AppError {
+  constructor(message: string) {
+    super('unavailable', `LLM unavailable: ${message}`, { details: { kind: 'llm_outage' } });
+  }
+}
 
 export interface IncomingMessage {
   participantId: string;
@@ -13,6 +21,11 @@ export interface IncomingMessage {
   /** The durable inbound message id: every side effect of the turn is linked to it. */
   sourceMessageId?: string;
   receivedAt: Date;
+  /**
+   * When the model call fails, throw {@link LlmOutageError} (the message stays pending and is retried) instead of
+   * answering with the "assistant unavailable" fallback.
+   */
+  holdOnLlmError?: boolean;
 }
 
 export interface TurnResult {

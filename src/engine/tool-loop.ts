@@ -9,8 +9,10 @@
  * A failing model call ends the turn with the "assistant unavailable" fallback; the error is logged by the caller.
  */
 import { errorMessage } from '../domain/errors.ts';
-import type { ChatMessage, LlmClient } from '../llm/llm.ts';
+import type { ChatMessage, ChatResponse, LlmClient, LlmToolCall } from '../llm/llm.ts';
+import { parseTextToolCalls, type TextToolCall, type ToolProtocol } from '../llm/text-tool-protocol.ts';
 import type { ToolContext } from '../tools/tool.ts';
+import { errorResult } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import type { TurnRecorder } from './turn-recorder.ts';
 
@@ -50,11 +52,37 @@ export interface ToolLoopOptions {
   now(): number;
   purpose: string;
   maxRounds?: number;
+  /**
+   * `LLM_TOOL_PROTOCOL` (default `native`). In `text` mode the request carries no `tools` (the context builder
+   * describes them) and the calls are parsed from the model's text; the loop, the transcript and the results are
+   * otherwise the same.
+   */
+  toolProtocol?: ToolProtocol;
+}
+
+/**
+ * The executor seam of seed 004: how one response becomes content and tool calls. Native responses are used as
+ * they are; in text mode `<tool_call>` blocks are extracted from the content (native calls, if a server sends them
+ * anyway, are kept too).
+ */
+export function extractToolCalls(
+  response: ChatResponse,
+  protocol: ToolProtocol,
+  round: number,
+): { content: string; toolCalls: TextToolCall[] } {
+  if (protocol !== 'text') return { content: response.content, toolCalls: response.toolCalls };
+  const parsed = parseTextToolCalls(response.content, `call_${round}_`);
+  return { content: parsed.content, toolCalls: [...response.toolCalls, ...parsed.toolCalls] };
+}
+
+function structured(call: TextToolCall): LlmToolCall {
+  return { id: call.id, name: call.name, arguments: call.arguments };
 }
 
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   const maxRounds = options.maxRounds ?? MAX_TOOL_ROUNDS;
-  const tools = options.registry.definitions(options.toolNames);
+  const protocol = options.toolProtocol ?? 'native';
+  const tools = protocol === 'text' ? [] : options.registry.definitions(options.toolNames);
   const loopMessages: ChatMessage[] = [];
   const toolCalls: ExecutedToolCall[] = [];
   const reasoning: string[] = [];
@@ -81,15 +109,23 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     }
     model = response.model;
     if (response.reasoning) reasoning.push(response.reasoning);
-    const content = response.content.trim();
+    const extracted = extractToolCalls(response, protocol, round);
+    const content = extracted.content.trim();
 
-    if (response.toolCalls.length > 0) {
-      await options.recorder.assistantToolCalls(response.content, response.toolCalls, response.model);
-      loopMessages.push({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
+    if (extracted.toolCalls.length > 0) {
+      const calls = extracted.toolCalls.map(structured);
+      await options.recorder.assistantToolCalls(extracted.content, calls, response.model);
+      loopMessages.push({ role: 'assistant', content: extracted.content, toolCalls: calls });
       // All calls of one response run, in order: a multi-intent message can save a field and schedule at once.
-      for (const call of response.toolCalls) {
+      for (const textCall of extracted.toolCalls) {
+        const call = structured(textCall);
         const started = options.now();
-        const result = await options.registry.execute(call, options.context, options.toolNames);
+        const result =
+          textCall.parseError !== undefined
+            ? errorResult(textCall.parseError, {
+                expected_format: '<tool_call>{"name": "…", "arguments": {…}}</tool_call>',
+              })
+            : await options.registry.execute(call, options.context, options.toolNames);
         await options.recorder.toolResult(call, result, options.now() - started);
         toolCalls.push({ name: call.name, status: result.status });
         loopMessages.push({ role: 'tool', toolCallId: call.id, content: JSON.stringify(result) });

@@ -4,6 +4,7 @@
  */
 import { AppError } from '../domain/errors.ts';
 import type { ChatRequest, ChatResponse, LlmClient, LlmToolCall, TokenUsage } from './llm.ts';
+import type { ToolProtocol } from './text-tool-protocol.ts';
 
 /** A tool call in a script: the id defaults to `call_<n>`, the arguments to `{}`; objects are JSON-encoded. */
 export interface FakeToolCall {
@@ -57,7 +58,36 @@ function describeRequest(request: ChatRequest): string {
  * the request returning either), or from one function that answers every call. When the script runs out the call
  * rejects with an error naming the call number and the request, so a test fails loudly rather than hanging.
  */
-export function createFakeLlm(script: FakeStep[] | FakeResponder, options: { model?: string } = {}): FakeLlm {
+/**
+ * Renders a reply the way a model without native tool calling writes it: the scripted tool calls become
+ * `<tool_call>{"name": …, "arguments": …}</tool_call>` blocks after the content (ids are the loop's to assign,
+ * so scripted ids are not written), and the response carries no structured tool calls.
+ */
+export function toTextProtocolReply(reply: FakeReply): FakeReply {
+  const calls = reply.toolCalls ?? [];
+  if (calls.length === 0) return reply;
+  const blocks = calls.map((call) => {
+    const callArguments = call.arguments ?? {};
+    let value: unknown = callArguments;
+    if (typeof callArguments === 'string') {
+      try {
+        value = JSON.parse(callArguments);
+      } catch {
+        // Malformed JSON stays malformed inside the tags, so the model gets the same error back.
+        return `<tool_call>{"name": ${JSON.stringify(call.name)}, "arguments": ${callArguments}}</tool_call>`;
+      }
+    }
+    return `<tool_call>${JSON.stringify({ name: call.name, arguments: value })}</tool_call>`;
+  });
+  const { toolCalls: _calls, ...rest } = reply;
+  const content = reply.content ?? '';
+  return { ...rest, content: content ? `${content}\n${blocks.join('\n')}` : blocks.join('\n') };
+}
+
+export function createFakeLlm(
+  script: FakeStep[] | FakeResponder,
+  options: { model?: string; toolProtocol?: ToolProtocol } = {},
+): FakeLlm {
   const model = options.model ?? FAKE_LLM_MODEL;
   const steps: FakeStep[] = typeof script === 'function' ? [] : [...script];
   const requests: ChatRequest[] = [];
@@ -111,7 +141,7 @@ export function createFakeLlm(script: FakeStep[] | FakeResponder, options: { mod
       if (callOptions?.signal?.aborted) throw new AppError('llm_error', 'LLM request aborted');
       const outcome = await nextOutcome(request, callIndex);
       if (isFailure(outcome)) throw outcome.error;
-      return toResponse(outcome);
+      return toResponse(options.toolProtocol === 'text' ? toTextProtocolReply(outcome) : outcome);
     },
   };
 }

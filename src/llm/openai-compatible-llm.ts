@@ -4,7 +4,12 @@
  * failures, timeouts, 408, 409, 429 and 5xx with exponential back-off (honouring `retry-after` / `retry-after-ms`).
  */
 import OpenAI from 'openai';
-import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import { AppError } from '../domain/errors.ts';
 import type { ChatMessage, ChatResponse, LlmClient, LlmToolCall, ToolDefinition } from './llm.ts';
 
@@ -19,7 +24,12 @@ export interface OpenAiCompatibleLlmOptions {
   /** Defaults to OpenAI's public endpoint; e.g. `http://localhost:11434/v1` for Ollama. */
   baseUrl?: string | undefined;
   model: string;
-  temperature: number;
+  /** Undefined: no `temperature` is sent (reasoning models reject it). */
+  temperature: number | undefined;
+  /** Sent as `max_tokens` when set (`LLM_MAX_TOKENS`). */
+  maxTokens?: number | undefined;
+  /** Merged into every request body (`LLM_EXTRA_BODY`: vLLM, llama.cpp, Ollama options). */
+  extraBody?: Record<string, unknown> | undefined;
   /** Per attempt; the SDK retries timed-out attempts too. */
   timeoutMs: number;
   /** Retries after the first attempt. */
@@ -52,14 +62,17 @@ export function createOpenAiCompatibleLlm(options: OpenAiCompatibleLlmOptions): 
     model: options.model,
     async chat(request, callOptions) {
       let completion: ChatCompletion;
+      const temperature = request.temperature ?? options.temperature;
       try {
         completion = await client.chat.completions.create(
           {
+            ...(options.extraBody ?? {}),
             model: options.model,
             messages: request.messages.map(toOpenAiMessage),
-            temperature: request.temperature ?? options.temperature,
+            ...(temperature === undefined ? {} : { temperature }),
+            ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
             ...(request.tools && request.tools.length > 0 ? { tools: request.tools.map(toOpenAiTool) } : {}),
-          },
+          } as ChatCompletionCreateParamsNonStreaming,
           callOptions?.signal ? { signal: callOptions.signal } : undefined,
         );
       } catch (error) {
@@ -182,11 +195,27 @@ export function toLlmError(error: unknown, timeoutMs: number, purpose?: string):
     });
   }
   if (error instanceof OpenAI.APIError) {
+    const retryAfterMs = error.status === 429 ? parseRetryAfter(error.headers) : undefined;
     return new AppError('llm_error', `LLM request failed with status ${error.status}: ${providerMessage(error)}`, {
       cause: error,
-      details: { ...details, kind: 'http', status: error.status },
+      details: { ...details, kind: 'http', status: error.status, ...(retryAfterMs ? { retryAfterMs } : {}) },
     });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new AppError('llm_error', `LLM request failed: ${message}`, { cause: error, details });
+}
+
+/**
+ * The wait a 429 asks for: `retry-after-ms`, or `Retry-After` in seconds or as an HTTP date. The SDK honours it
+ * between its own retries; the circuit breaker honours it after they are spent.
+ */
+export function parseRetryAfter(headers: Headers | undefined, nowMs = Date.now()): number | undefined {
+  const milliseconds = Number(headers?.get('retry-after-ms') ?? Number.NaN);
+  if (Number.isFinite(milliseconds) && milliseconds > 0) return milliseconds;
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) || date <= nowMs ? undefined : date - nowMs;
 }

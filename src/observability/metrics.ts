@@ -18,6 +18,8 @@ export interface Metrics {
   readonly registry: Registry;
   /** A participant's message accepted from a channel (after deduplication). */
   recordInboundMessage(channel: string): void;
+  /** A participant message held by a model outage, answered after it, or failed past `LLM_OUTAGE_RETRY_FOR`. */
+  recordLlmOutage?(outcome: 'held' | 'recovered' | 'failed'): void;
   /** One delivery attempt of an outbound message. */
   recordOutboundMessage(channel: string, outcome: DeliveryOutcome): void;
   /** One delivery status of an outbound message: sent when accepted, then what receipts report. */
@@ -112,6 +114,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['from', 'to', 'source'] as const,
     registers,
   });
+  const llmOutageMessages = new Counter({
+    name: 'promptpipe_llm_outage_messages_total',
+    help: 'Participant messages held by a model outage (held), answered after it (recovered), or failed past LLM_OUTAGE_RETRY_FOR (failed).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
   const jobLateness = new Histogram({
     name: 'promptpipe_job_lateness_seconds',
     help: 'Delay between a job run_at and the moment it started, by kind.',
@@ -142,6 +150,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registry,
     recordInboundMessage(channel) {
       inboundMessages.inc({ channel });
+    },
+    recordLlmOutage(outcome) {
+      llmOutageMessages.inc({ outcome });
     },
     recordOutboundMessage(channel, outcome) {
       outboundMessages.inc({ channel, outcome });

@@ -4,13 +4,16 @@
  * LLM_TIMEOUT, malformed JSON in tool-call arguments, an empty `choices` array, a reply with neither content nor
  * tool calls. In every case the server stays up (health 200, the next message is answered), the participant gets a
  * sensible answer, the inbound message is kept (transcript, inbound record processed), and the error is visible in
- * the logs, the metrics and the events. (Current behaviour: a failed turn is answered with a fallback text.)
+ * the logs, the metrics and the events. A model that keeps failing past the adapter's retries is an outage: the
+ * participant gets the one outage notice, and the message is held (recorded, still pending) for the outage retry job
+ * (see test/channels/llm-outage.test.ts for the recovery).
  */
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { FALLBACK_TEXT } from '../../src/engine/tool-loop.ts';
+import { DEFAULT_LLM_OUTAGE_NOTICE } from '../../src/llm/participant-texts.ts';
 import { type Application, createApplication } from '../../src/main.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
@@ -110,23 +113,35 @@ async function expectSurvived(participantId: string, answer: string): Promise<vo
   await waitUntil('the next answer', () => deliveredTexts().includes('Coach heard: are you there?'));
 }
 
+/** What every outage case checks: the notice, the message kept and pending, the error visible, the server up. */
+async function expectHeld(participantId: string, error: string): Promise<void> {
+  const current = app as Application;
+  await waitUntil('the outage notice', () => deliveredTexts().includes(DEFAULT_LLM_OUTAGE_NOTICE));
+  const transcript = await current.store.transcript.list(participantId);
+  expect(transcript.filter((entry) => entry.role === 'user').map((entry) => entry.content)).toEqual(['trigger']);
+  expect(transcript.some((entry) => entry.kind === 'reply')).toBe(false);
+  expect((await current.store.inbound.listUnprocessed()).map((message) => message.text)).toEqual(['trigger']);
+  const [outage] = await current.store.events.list({ participantId, type: 'llm-outage' });
+  expect(String(outage?.data['error'])).toContain(error);
+  expect(logLines.find((line) => line.msg === 'LLM call failed')?.error).toContain(error);
+  expect(await metricsText()).toMatch(/promptpipe_llm_calls_total\{purpose="intake",model="[^"]+",outcome="error"\} 1/);
+  const health = await current.server.inject({ url: '/health' });
+  expect(health.statusCode).toBe(200);
+  expect(health.json().status).toBe('healthy');
+}
+
 async function fallbackEvents(participantId: string) {
   return (await app?.store.events.list({ participantId, type: 'fallback-sent' })) ?? [];
 }
 
 describe('the model misbehaving', () => {
-  it('HTTP 429 on every attempt: the "unavailable" fallback; error logged, counted and recorded', async () => {
+  it('HTTP 429 on every attempt: the outage notice, the message held; error logged, counted and recorded', async () => {
     const participantId = await startWith(() => ({ status: 429, error: 'Rate limit reached for requests' }));
     await send('trigger', 'gw-1');
-    await expectSurvived(participantId, FALLBACK_TEXT.llmUnavailable);
+    await expectHeld(participantId, '429');
     expect(model?.requests.filter((request) => request.lastMessage?.content === 'trigger')).toHaveLength(2);
-    expect(await metricsText()).toMatch(
-      /promptpipe_llm_calls_total\{purpose="intake",model="[^"]+",outcome="error"\} 1/,
-    );
     const logged = logLines.find((line) => line.msg === 'LLM call failed');
-    expect(logged).toMatchObject({ level: 50, participantId, error: expect.stringContaining('429') });
-    const [event] = await fallbackEvents(participantId);
-    expect(event?.data).toMatchObject({ outcome: 'llm_error', error: expect.stringContaining('429') });
+    expect(logged).toMatchObject({ level: 50, participantId });
   });
 
   it('HTTP 500 once, then success: the SDK retries and the participant gets the model reply', async () => {
@@ -138,25 +153,17 @@ describe('the model misbehaving', () => {
     expect(await fallbackEvents(participantId)).toEqual([]);
   });
 
-  it('HTTP 500 on every attempt: the "unavailable" fallback, error visible', async () => {
+  it('HTTP 500 on every attempt: the outage notice, the message held, error visible', async () => {
     const participantId = await startWith(() => ({ status: 500, error: 'upstream exploded' }));
     await send('trigger', 'gw-1');
-    await expectSurvived(participantId, FALLBACK_TEXT.llmUnavailable);
-    expect(logLines.find((line) => line.msg === 'LLM call failed')?.error).toContain('500');
-    expect((await fallbackEvents(participantId))[0]?.data).toMatchObject({ outcome: 'llm_error' });
+    await expectHeld(participantId, '500');
   });
 
-  it('a hang past LLM_TIMEOUT: the fallback, and the error says it timed out', async () => {
+  it('a hang past LLM_TIMEOUT: the outage notice, and the error says it timed out', async () => {
     // 2 s: short for the test, long enough for the normal answers around it even on a loaded machine.
     const participantId = await startWith(() => ({ content: 'far too late', delayMs: 30_000 }), '2s');
     await send('trigger', 'gw-1');
-    await expectSurvived(participantId, FALLBACK_TEXT.llmUnavailable);
-    expect(logLines.find((line) => line.msg === 'LLM call failed')?.error).toContain('timed out after 2000 ms');
-    expect((await fallbackEvents(participantId))[0]?.data).toMatchObject({
-      outcome: 'llm_error',
-      error: expect.stringContaining('timed out'),
-    });
-    expect(await metricsText()).toMatch(/outcome="error"\} 1/);
+    await expectHeld(participantId, 'timed out after 2000 ms');
   });
 
   it('malformed JSON in tool-call arguments: the model sees the tool error and answers', async () => {
@@ -174,15 +181,12 @@ describe('the model misbehaving', () => {
     expect(await metricsText()).toContain('promptpipe_tool_calls_total{tool="save_user_profile",outcome="error"} 1');
   });
 
-  it('an empty choices array: the "unavailable" fallback, error visible', async () => {
+  it('an empty choices array: the outage notice, the message held, error visible', async () => {
     const participantId = await startWith(() => ({
       rawBody: { id: 'chatcmpl-x', object: 'chat.completion', created: 0, model: 'scripted', choices: [] },
     }));
     await send('trigger', 'gw-1');
-    await expectSurvived(participantId, FALLBACK_TEXT.llmUnavailable);
-    expect(logLines.find((line) => line.msg === 'LLM call failed')?.error).toContain('no choices');
-    expect((await fallbackEvents(participantId))[0]?.data).toMatchObject({ outcome: 'llm_error' });
-    expect(await metricsText()).toMatch(/outcome="error"\} 1/);
+    await expectHeld(participantId, 'no choices');
   });
 
   it('neither content nor tool calls: the "tell me more" fallback, logged and recorded', async () => {

@@ -15,6 +15,12 @@ import {
   validateChatRequest,
 } from '../../src/engine/request-validator.ts';
 import type { ChatMessage } from '../../src/llm/llm.ts';
+import {
+  parseTextToolCalls,
+  TOOL_PROTOCOLS,
+  type ToolProtocol,
+  toTextProtocolMessages,
+} from '../../src/llm/text-tool-protocol.ts';
 
 const at = '2026-03-01T12:00:00.000Z';
 const user = (content: string): ConversationMessage => ({ role: 'user', content, timestamp: at });
@@ -316,7 +322,7 @@ describe('guarantee 6 — the current message appears exactly once', () => {
   });
 });
 
-describe('every built request is valid', () => {
+describe.each(TOOL_PROTOCOLS)('every built request is valid (LLM_TOOL_PROTOCOL=%s)', (toolProtocol) => {
   /** A small deterministic generator, so a failure reproduces. */
   function random(seed: number) {
     let state = seed;
@@ -344,12 +350,124 @@ describe('every built request is valid', () => {
           if (next(4) !== 0) loopMessages.push({ role: 'tool', toolCallId: id, content: next(3) === 0 ? '' : 'ok' });
       }
       const userMessage = next(3) === 0 ? undefined : { content: 'now', synthetic: next(2) === 0 };
-      const messages = buildChatMessages(input({ history, loopMessages, userMessage, historyLimit: next(8) - 1 }));
+      const historyLimit = next(8) - 1;
+      const messages = buildChatMessages(
+        input({ history, loopMessages, userMessage, historyLimit, toolProtocol, tools: TOOLS }),
+      );
       expect(validateChatRequest(messages), `seed ${seed}`).toEqual([]);
+      if (toolProtocol === 'text') {
+        expect(textProtocolViolations(messages), `seed ${seed}`).toEqual([]);
+        // The same request as native, only written as text: every native guarantee carries over.
+        const native = buildChatMessages(input({ history, loopMessages, userMessage, historyLimit }));
+        expect(nonSystem(messages), `seed ${seed}`).toEqual(toTextProtocolMessages(nonSystem(native)));
+      }
       const beforeLoop = nonSystem(messages).filter(
-        (message) => message.role === 'user' || (message.role === 'assistant' && !message.toolCalls),
+        (message) =>
+          (message.role === 'user' && !message.content.startsWith('<tool_result')) ||
+          (message.role === 'assistant' && !message.toolCalls && !message.content.includes('<tool_call>')),
       );
       expect(beforeLoop.at(-1)?.role, `seed ${seed}`).toBe('user');
     }
+  });
+});
+
+const TOOLS = [
+  {
+    name: 'save_user_profile',
+    description: 'Saves profile fields.',
+    parameters: { type: 'object', properties: { habit_domain: { type: 'string' } } },
+  },
+];
+
+/**
+ * Text-protocol shape: no tool-role messages, no structured calls, and every assistant message with `<tool_call>`
+ * blocks is followed by one user message answering each call, in order, by id.
+ */
+function textProtocolViolations(messages: readonly ChatMessage[]): string[] {
+  const violations: string[] = [];
+  messages.forEach((message, index) => {
+    if (message.role === 'tool') violations.push(`message ${index}: tool-role message`);
+    if (message.role === 'assistant' && message.toolCalls) violations.push(`message ${index}: structured calls`);
+    if (message.role === 'assistant' && message.content.includes('<tool_call>')) {
+      const ids = parseTextToolCalls(message.content).toolCalls.map((call) => call.id);
+      const next = messages[index + 1];
+      const answered = [...(next?.content ?? '').matchAll(/<tool_result name="[^"]*" id="([^"]*)">/g)].map(
+        (match) => match[1],
+      );
+      if (next?.role !== 'user') violations.push(`message ${index}: calls not followed by a user message`);
+      if (answered.length !== ids.length)
+        violations.push(`message ${index}: ${answered.length} results for ${ids.length} calls`);
+    }
+  });
+  return violations;
+}
+
+describe('text protocol (LLM_TOOL_PROTOCOL=text) in the context builder', () => {
+  const protocol: ToolProtocol = 'text';
+
+  it('describes the tools and the exact call format in a system block, and sends no tool-role message', () => {
+    const messages = buildChatMessages(
+      input({
+        toolProtocol: protocol,
+        tools: TOOLS,
+        contextBlocks: ['CONTEXT'],
+        toneGuide: 'TONE',
+        loopMessages: [
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 'c1', name: 'save_user_profile', arguments: '{"habit_domain":"sleep"}' }],
+          },
+          { role: 'tool', toolCallId: 'c1', content: '{"status":"success"}' },
+        ],
+      }),
+    );
+    expect(roles(messages)).toEqual(['system', 'system', 'system', 'system', 'user', 'assistant', 'user']);
+    const toolBlock = messages[2]?.content ?? '';
+    expect(toolBlock).toContain('<tool_call>{"name": "tool_name", "arguments": {"argument": "value"}}</tool_call>');
+    expect(toolBlock).toContain('save_user_profile');
+    expect(toolBlock).toContain('Saves profile fields.');
+    expect(toolBlock).toContain(JSON.stringify(TOOLS[0]?.parameters));
+    expect(messages[5]?.content).toBe(
+      '<tool_call>{"name":"save_user_profile","arguments":{"habit_domain":"sleep"}}</tool_call>',
+    );
+    expect(messages[6]?.content).toBe(
+      '<tool_result name="save_user_profile" id="c1">{"status":"success"}</tool_result>',
+    );
+  });
+
+  it('answers every call of a round in one user message, in call order, with placeholders for missing and empty results', () => {
+    const messages = buildChatMessages(
+      input({
+        toolProtocol: protocol,
+        tools: TOOLS,
+        loopMessages: [
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [
+              { id: 'a', name: 't', arguments: '{}' },
+              { id: 'b', name: 't', arguments: '{}' },
+              { id: 'c', name: 't', arguments: '{}' },
+            ],
+          },
+          { role: 'tool', toolCallId: 'b', content: '' },
+          { role: 'tool', toolCallId: 'a', content: 'A' },
+        ],
+      }),
+    );
+    expect(messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        '<tool_result name="t" id="a">A</tool_result>',
+        `<tool_result name="t" id="b">${EMPTY_TOOL_RESULT_PLACEHOLDER}</tool_result>`,
+        `<tool_result name="t" id="c">${MISSING_TOOL_RESULT_PLACEHOLDER}</tool_result>`,
+      ].join('\n'),
+    });
+  });
+
+  it('adds no tool block for a module without tools, and none in native mode', () => {
+    expect(roles(buildChatMessages(input({ toolProtocol: protocol, tools: [] })))).toEqual(['system', 'user']);
+    expect(roles(buildChatMessages(input({ tools: TOOLS })))).toEqual(['system', 'user']);
   });
 });

@@ -19,6 +19,7 @@ import { createRequestGuard } from '../../src/engine/request-validator.ts';
 import { loadSystemPrompts, type SystemPrompts } from '../../src/engine/system-prompts.ts';
 import type { TurnHooks } from '../../src/engine/turn-hooks.ts';
 import { createFakeLlm, type FakeLlm, type FakeResponder, type FakeStep } from '../../src/llm/fake-llm.ts';
+import type { ToolProtocol } from '../../src/llm/text-tool-protocol.ts';
 import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
@@ -58,11 +59,13 @@ export interface HarnessOptions {
   extraTools?: Tool[];
   store?: Store;
   participant?: Partial<Participant>;
+  /** `LLM_TOOL_PROTOCOL`: in `text` mode the fake model writes its tool calls as `<tool_call>` text. */
+  toolProtocol?: ToolProtocol;
 }
 
 export async function createEngineHarness(options: HarnessOptions = {}): Promise<EngineHarness> {
   const store = options.store ?? (await createSqliteStore({ filename: ':memory:' }));
-  const llm = createFakeLlm(options.script ?? []);
+  const llm = createFakeLlm(options.script ?? [], options.toolProtocol ? { toolProtocol: options.toolProtocol } : {});
   const messenger = createRecordingMessenger();
   const clock = createManualClock(START);
   const prompts = loadSystemPrompts({});
@@ -92,7 +95,11 @@ export async function createEngineHarness(options: HarnessOptions = {}): Promise
       [ConversationState.FEEDBACK]: createFeedbackModule(prompts.feedback),
     },
     ...(options.hooks ? { hooks: options.hooks } : {}),
-    config: { chatHistoryLimit: options.chatHistoryLimit ?? -1, debug: options.debug ?? false },
+    config: {
+      chatHistoryLimit: options.chatHistoryLimit ?? -1,
+      debug: options.debug ?? false,
+      ...(options.toolProtocol ? { toolProtocol: options.toolProtocol } : {}),
+    },
     log: silentLogger,
     requestGuard: createRequestGuard({ mode: 'throw', log: silentLogger }),
   });
@@ -154,4 +161,22 @@ export function systemText(request: { messages: { role: string; content: string 
     .filter((message) => message.role === 'system')
     .map((message) => message.content)
     .join('\n');
+}
+
+/** Tool results a request carries, parsed, in either protocol (`tool` messages or `<tool_result>` blocks). */
+export function toolResultsOf(
+  request: { messages: { role: string; content: string }[] } | undefined,
+  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON results, asserted field by field in the tests
+): any[] {
+  // biome-ignore lint/suspicious/noExplicitAny: see above
+  const results: any[] = [];
+  for (const message of request?.messages ?? []) {
+    if (message.role === 'tool') results.push(JSON.parse(message.content));
+    if (message.role === 'user') {
+      for (const match of message.content.matchAll(/<tool_result name="[^"]*" id="[^"]*">([\s\S]*?)<\/tool_result>/g)) {
+        results.push(JSON.parse(match[1] ?? ''));
+      }
+    }
+  }
+  return results;
 }

@@ -79,6 +79,11 @@ function readBody(request: IncomingMessage): Promise<string> {
 export async function startScriptedOpenAiServer(options: {
   respond: ScriptedResponder;
   port?: number;
+  /**
+   * A server without native tool calling (llama.cpp without `--jinja`, vLLM without a tool parser): a request with
+   * a `tools` field or a `tool`-role message is rejected with 400, as such servers do.
+   */
+  noToolSupport?: boolean;
 }): Promise<ScriptedOpenAiServer> {
   const requests: ScriptedChatRequest[] = [];
   let toolCallCounter = 0;
@@ -141,6 +146,15 @@ export async function startScriptedOpenAiServer(options: {
         body = JSON.parse(await readBody(request)) as ScriptedChatRequest['body'];
       } catch {
         send(400, { error: { message: 'body is not JSON', type: 'invalid_request_error' } });
+        return;
+      }
+      if (
+        options.noToolSupport &&
+        (body.tools !== undefined ||
+          (body.messages ?? []).some((message) => message.role === 'tool' || message.tool_calls))
+      ) {
+        requests.push({ body, headers: request.headers, lastMessage: body.messages?.at(-1), toolNames: [] });
+        send(400, { error: { message: 'this server does not support tools', type: 'invalid_request_error' } });
         return;
       }
       const scripted: ScriptedChatRequest = {

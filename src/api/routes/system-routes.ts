@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errorMessage } from '../../domain/errors.ts';
 import { ParticipantStatus } from '../../domain/participant.ts';
+import type { LlmHealth } from '../../llm/circuit-breaker-llm.ts';
 import type { Log } from '../../observability/log.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { type Clock, systemClock } from '../../scheduling/clock.ts';
@@ -21,6 +22,7 @@ export function registerSystemRoutes(
     version: string;
     /** `PROMPTPIPE_INSTANCE_ID`: which of several instances behind a load balancer answered. */
     instanceId?: string;
+    llmHealth?: () => LlmHealth;
   },
 ): void {
   const { store, clock, metrics, log } = options;
@@ -37,6 +39,7 @@ export function registerSystemRoutes(
         ...(options.instanceId === undefined ? {} : { instance_id: options.instanceId }),
         active_participants: activeParticipants,
         clock: clock.now().toISOString(),
+        ...(options.llmHealth ? { llm: options.llmHealth() } : {}),
       };
     } catch (error) {
       log.error({ error: errorMessage(error) }, 'health check: database unreachable');
