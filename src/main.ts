@@ -24,6 +24,8 @@ import { createOptOutHandler } from './channels/opt-out.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
 import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
+import { createWhatsAppCloudChannel } from './channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
+import { createWhatsAppCloudRoutes } from './channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
 import type { Config } from './config.ts';
 import { ConversationState } from './domain/conversation-state.ts';
 import { errorMessage } from './domain/errors.ts';
@@ -189,8 +191,18 @@ function createLlm(config: Config, log: Log): LlmClient {
 }
 
 /** One adapter per enabled channel, in `PROMPTPIPE_CHANNEL` order (the first is the default). */
-function createConfiguredChannels(config: Config, log: Log): Channel[] {
+function createConfiguredChannels(config: Config, log: Log, store: Store, clock: Clock): Channel[] {
   return config.channel.enabled.map((name) => {
+    const whatsappCloud = config.channel.whatsappCloud;
+    if (name === 'whatsapp-cloud' && whatsappCloud) {
+      return createWhatsAppCloudChannel({
+        ...whatsappCloud,
+        lastInboundAt: (participantId) => store.inbound.lastReceivedAt(participantId, 'whatsapp-cloud'),
+        clock,
+        timeoutMs: WEBHOOK_TIMEOUT_MS,
+        log,
+      });
+    }
     if (name === 'console') {
       log.warn({}, 'console channel: coach messages are printed on stdout; talk to the coach with `promptpipe chat`');
       return createConsoleChannel({ output: process.stdout });
@@ -310,7 +322,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     }),
   );
 
-  const channels = createChannelRegistry(options.channel ? [options.channel] : createConfiguredChannels(config, log));
+  const channels = createChannelRegistry(
+    options.channel ? [options.channel] : createConfiguredChannels(config, log, store, clock),
+  );
   const channel = channels.defaultChannel;
   const receipts = createDeliveryReceipts({ store, clock, metrics, log });
   // Under the participant's lock: the lock is FIFO, so a prompt and its polls reach the gateway in the order they were
@@ -357,9 +371,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     participants,
     clock,
     runner: sharedClock ? { advanceTo: sharedClock.advanceTo } : runner,
-    channelRoutes: channels.get('webhook')
-      ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })]
-      : [],
+    channelRoutes: [
+      ...(channels.get('webhook')
+        ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })]
+        : []),
+      ...(channels.get('whatsapp-cloud') && config.channel.whatsappCloud
+        ? [createWhatsAppCloudRoutes({ inbound, receipts, ...config.channel.whatsappCloud, log })]
+        : []),
+    ],
     metrics,
     log,
     httpLogger: log,
