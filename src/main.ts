@@ -22,6 +22,8 @@ import { createDeliveryReceipts } from './channels/delivery-receipts.ts';
 import { createInboundService, type InboundService } from './channels/inbound-service.ts';
 import { createOptOutHandler } from './channels/opt-out.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
+import { createTwilioChannel } from './channels/twilio/twilio-channel.ts';
+import { createTwilioRoutes } from './channels/twilio/twilio-webhook-route.ts';
 import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
 import { createWhatsAppCloudChannel } from './channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
@@ -193,6 +195,8 @@ function createLlm(config: Config, log: Log): LlmClient {
 /** One adapter per enabled channel, in `PROMPTPIPE_CHANNEL` order (the first is the default). */
 function createConfiguredChannels(config: Config, log: Log, store: Store, clock: Clock): Channel[] {
   return config.channel.enabled.map((name) => {
+    const twilio = config.channel.twilio;
+    if (name === 'twilio' && twilio) return createTwilioChannel({ ...twilio, timeoutMs: WEBHOOK_TIMEOUT_MS });
     const whatsappCloud = config.channel.whatsappCloud;
     if (name === 'whatsapp-cloud' && whatsappCloud) {
       return createWhatsAppCloudChannel({
@@ -377,6 +381,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         : []),
       ...(channels.get('whatsapp-cloud') && config.channel.whatsappCloud
         ? [createWhatsAppCloudRoutes({ inbound, receipts, ...config.channel.whatsappCloud, log })]
+        : []),
+      ...(channels.get('twilio') && config.channel.twilio
+        ? [createTwilioRoutes({ inbound, receipts, ...config.channel.twilio, log })]
         : []),
     ],
     metrics,
