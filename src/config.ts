@@ -74,6 +74,10 @@ export interface Config {
     optOutKeywords: readonly string[];
     /** Upper-case messages that bring an opted-out participant back. */
     optInKeywords: readonly string[];
+    /** Read only when `whatsapp-cloud` is enabled. */
+    whatsappCloud?: WhatsAppCloudSettings;
+    /** Read only when `twilio` is enabled. */
+    twilio?: TwilioSettings;
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Several instances on one PostgreSQL (docs/deployment.md). */
@@ -90,8 +94,36 @@ export interface Config {
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** The channels this build can run, by `PROMPTPIPE_CHANNEL` name. */
-export const CHANNEL_NAMES = ['webhook', 'console'] as const;
+export const CHANNEL_NAMES = ['webhook', 'console', 'whatsapp-cloud', 'twilio'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+/** WhatsApp Cloud API settings (`WHATSAPP_CLOUD_*`). */
+export interface WhatsAppCloudSettings {
+  accessToken: string;
+  phoneNumberId: string;
+  appSecret: string;
+  verifyToken: string;
+  /** The Graph API base URL with its version, no trailing slash. */
+  apiUrl: string;
+  /** The approved template sent outside the 24-hour window; without it such messages fail. */
+  templateName: string | undefined;
+  templateLanguage: string;
+}
+
+/** Twilio settings (`TWILIO_*`). */
+export interface TwilioSettings {
+  accountSid: string;
+  authToken: string;
+  /** E.164 or `whatsapp:+…`; or a messaging service instead. */
+  from: string | undefined;
+  messagingServiceSid: string | undefined;
+  /** The externally visible base URL (no trailing slash): signatures and the status callback URL. */
+  publicUrl: string;
+  apiUrl: string;
+}
+
+export const DEFAULT_WHATSAPP_CLOUD_API_URL = 'https://graph.facebook.com/v21.0';
+export const DEFAULT_TWILIO_API_URL = 'https://api.twilio.com';
 
 /** The usual carrier opt-out words; a message that is exactly one of them (any case, spaces ignored) opts out. */
 export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'] as const;
@@ -204,6 +236,19 @@ class ConfigReader {
       this.problems.push(`${name} must be valid JSON (a JSON object): ${reason}`);
     }
     return undefined;
+  }
+
+  /** A setting an enabled channel cannot do without. */
+  required(name: string, channel: string): string {
+    const value = this.string(name);
+    if (value === undefined) this.problems.push(`${name} is required when PROMPTPIPE_CHANNEL includes ${channel}`);
+    return value ?? '';
+  }
+
+  url(name: string, fallback: string): string {
+    const value = this.string(name) ?? fallback;
+    if (!URL.canParse(value)) this.problems.push(`${name} must be a URL (got "${value}")`);
+    return value.replace(/\/+$/, '');
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
@@ -334,6 +379,8 @@ export function loadConfig(env: Environment): Config {
       webhookSecret: read.string('PROMPTPIPE_WEBHOOK_SECRET'),
       optOutKeywords: read.keywords('OPT_OUT_KEYWORDS', DEFAULT_OPT_OUT_KEYWORDS),
       optInKeywords: read.keywords('OPT_IN_KEYWORDS', DEFAULT_OPT_IN_KEYWORDS),
+      ...(channels.includes('whatsapp-cloud') ? { whatsappCloud: readWhatsAppCloudSettings(read) } : {}),
+      ...(channels.includes('twilio') ? { twilio: readTwilioSettings(read) } : {}),
     },
     cluster: {
       instanceId: read.string('PROMPTPIPE_INSTANCE_ID') ?? `${hostname()}-${process.pid}`,
@@ -354,6 +401,40 @@ export function loadConfig(env: Environment): Config {
     });
   }
   return deepFreeze(config);
+}
+
+function readWhatsAppCloudSettings(read: ConfigReader): WhatsAppCloudSettings {
+  const channel = 'whatsapp-cloud';
+  return {
+    accessToken: read.required('WHATSAPP_CLOUD_ACCESS_TOKEN', channel),
+    phoneNumberId: read.required('WHATSAPP_CLOUD_PHONE_NUMBER_ID', channel),
+    appSecret: read.required('WHATSAPP_CLOUD_APP_SECRET', channel),
+    verifyToken: read.required('WHATSAPP_CLOUD_VERIFY_TOKEN', channel),
+    apiUrl: read.url('WHATSAPP_CLOUD_API_URL', DEFAULT_WHATSAPP_CLOUD_API_URL),
+    templateName: read.string('WHATSAPP_CLOUD_TEMPLATE_NAME'),
+    templateLanguage: read.string('WHATSAPP_CLOUD_TEMPLATE_LANGUAGE') ?? 'en_US',
+  };
+}
+
+function readTwilioSettings(read: ConfigReader): TwilioSettings {
+  const channel = 'twilio';
+  const from = read.string('TWILIO_FROM');
+  const messagingServiceSid = read.string('TWILIO_MESSAGING_SERVICE_SID');
+  if (from === undefined && messagingServiceSid === undefined) {
+    read.problems.push(
+      'TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID is required when PROMPTPIPE_CHANNEL includes twilio',
+    );
+  }
+  const publicUrl = read.required('TWILIO_PUBLIC_URL', channel);
+  if (publicUrl && !URL.canParse(publicUrl)) read.problems.push(`TWILIO_PUBLIC_URL must be a URL (got "${publicUrl}")`);
+  return {
+    accountSid: read.required('TWILIO_ACCOUNT_SID', channel),
+    authToken: read.required('TWILIO_AUTH_TOKEN', channel),
+    from,
+    messagingServiceSid,
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    apiUrl: read.url('TWILIO_API_URL', DEFAULT_TWILIO_API_URL),
+  };
 }
 
 function deepFreeze<T>(value: T): T {

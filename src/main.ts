@@ -22,8 +22,12 @@ import { createDeliveryReceipts } from './channels/delivery-receipts.ts';
 import { createInboundService, type InboundService, LLM_OUTAGE_RETRY_JOB } from './channels/inbound-service.ts';
 import { createOptOutHandler } from './channels/opt-out.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
+import { createTwilioChannel } from './channels/twilio/twilio-channel.ts';
+import { createTwilioRoutes } from './channels/twilio/twilio-webhook-route.ts';
 import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
+import { createWhatsAppCloudChannel } from './channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
+import { createWhatsAppCloudRoutes } from './channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
 import type { Config } from './config.ts';
 import { ConversationState } from './domain/conversation-state.ts';
 import { errorMessage } from './domain/errors.ts';
@@ -192,8 +196,20 @@ function createLlm(config: Config, log: Log): LlmClient {
 }
 
 /** One adapter per enabled channel, in `PROMPTPIPE_CHANNEL` order (the first is the default). */
-function createConfiguredChannels(config: Config, log: Log): Channel[] {
+function createConfiguredChannels(config: Config, log: Log, store: Store, clock: Clock): Channel[] {
   return config.channel.enabled.map((name) => {
+    const twilio = config.channel.twilio;
+    if (name === 'twilio' && twilio) return createTwilioChannel({ ...twilio, timeoutMs: WEBHOOK_TIMEOUT_MS });
+    const whatsappCloud = config.channel.whatsappCloud;
+    if (name === 'whatsapp-cloud' && whatsappCloud) {
+      return createWhatsAppCloudChannel({
+        ...whatsappCloud,
+        lastInboundAt: (participantId) => store.inbound.lastReceivedAt(participantId, 'whatsapp-cloud'),
+        clock,
+        timeoutMs: WEBHOOK_TIMEOUT_MS,
+        log,
+      });
+    }
     if (name === 'console') {
       log.warn({}, 'console channel: coach messages are printed on stdout; talk to the coach with `promptpipe chat`');
       return createConsoleChannel({ output: process.stdout });
@@ -323,7 +339,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     }),
   );
 
-  const channels = createChannelRegistry(options.channel ? [options.channel] : createConfiguredChannels(config, log));
+  const channels = createChannelRegistry(
+    options.channel ? [options.channel] : createConfiguredChannels(config, log, store, clock),
+  );
   const channel = channels.defaultChannel;
   const receipts = createDeliveryReceipts({ store, clock, metrics, log });
   // Under the participant's lock: the lock is FIFO, so a prompt and its polls reach the gateway in the order they were
@@ -379,9 +397,17 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     participants,
     clock,
     runner: sharedClock ? { advanceTo: sharedClock.advanceTo } : runner,
-    channelRoutes: channels.get('webhook')
-      ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })]
-      : [],
+    channelRoutes: [
+      ...(channels.get('webhook')
+        ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })]
+        : []),
+      ...(channels.get('whatsapp-cloud') && config.channel.whatsappCloud
+        ? [createWhatsAppCloudRoutes({ inbound, receipts, ...config.channel.whatsappCloud, log })]
+        : []),
+      ...(channels.get('twilio') && config.channel.twilio
+        ? [createTwilioRoutes({ inbound, receipts, ...config.channel.twilio, log })]
+        : []),
+    ],
     metrics,
     llmHealth: () => llm.health(),
     log,

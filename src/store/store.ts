@@ -274,6 +274,8 @@ export interface InboundMessageRepository {
   nextUnprocessed(participantId: string): Promise<InboundMessage | undefined>;
   /** The participants with messages still `received`, the longest waiting first (recovery after a crash). */
   listParticipantsWithUnprocessed(): Promise<string[]>;
+  /** When the participant's latest message on `channel` was received (the WhatsApp Cloud 24-hour window). */
+  lastReceivedAt(participantId: string, channel: string): Promise<Date | undefined>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

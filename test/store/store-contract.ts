@@ -765,6 +765,19 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.inbound.listParticipantsWithUnprocessed()).toEqual(['participant_2']);
         expect(await store.inbound.nextUnprocessed('participant_unknown')).toBeUndefined();
       });
+
+      it("tells when a participant's latest message on a channel was received", async () => {
+        expect(await store.inbound.lastReceivedAt('participant_1', 'whatsapp')).toBeUndefined();
+        await store.inbound.record(makeInbound({ id: 'in_w1', providerMessageId: 'w1', receivedAt: at(5) }));
+        await store.inbound.record(makeInbound({ id: 'in_w2', providerMessageId: 'w2', receivedAt: at(7) }));
+        await store.inbound.record(makeInbound({ id: 'in_w3', providerMessageId: 'w3', receivedAt: at(6) }));
+        await store.inbound.record(
+          makeInbound({ id: 'in_o1', channel: 'other', providerMessageId: 'o1', receivedAt: at(9) }),
+        );
+        expect(await store.inbound.lastReceivedAt('participant_1', 'whatsapp')).toEqual(at(7));
+        expect(await store.inbound.lastReceivedAt('participant_1', 'other')).toEqual(at(9));
+        expect(await store.inbound.lastReceivedAt('participant_2', 'whatsapp')).toBeUndefined();
+      });
     });
   });
 }

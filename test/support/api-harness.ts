@@ -3,7 +3,7 @@
  * participant and inbound services and job runner, the fake conversation flow, and the webhook channel's inbound
  * route. Requests go through `app.inject`, no port is opened.
  */
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, LightMyRequestResponse } from 'fastify';
 import { createApiServer } from '../../src/api/api-server.ts';
 import { createInboundService, type InboundService } from '../../src/channels/inbound-service.ts';
 import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
@@ -34,6 +34,8 @@ export interface ApiHarnessOptions {
   /** The configured listen host (`API_ADDR`), for the open-API warning. */
   host?: string;
   log?: Log;
+  /** More channel routes (a provider's webhook), built from the harness's services. */
+  extraChannelRoutes?: (deps: { inbound: InboundService; store: Store; clock: Clock }) => FastifyPluginAsync[];
 }
 
 export interface ApiHarness {
@@ -100,7 +102,10 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     participants,
     clock,
     runner,
-    channelRoutes: [createWebhookInboundRoutes({ inbound, secret: options.webhookSecret })],
+    channelRoutes: [
+      createWebhookInboundRoutes({ inbound, secret: options.webhookSecret }),
+      ...(options.extraChannelRoutes?.({ inbound, store, clock }) ?? []),
+    ],
     metrics,
     log: options.log ?? silentLog,
   });

@@ -110,6 +110,18 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
         .execute();
       return rows.map((row) => row.participant_id);
     },
+
+    async lastReceivedAt(participantId, channel) {
+      const row = await db
+        .selectFrom('inbound_messages')
+        .select('received_at')
+        .where('participant_id', '=', participantId)
+        .where('channel', '=', channel)
+        .orderBy('received_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row && fromTimestamp(row.received_at);
+    },
   };
 }
 
