@@ -38,6 +38,9 @@ export function withEventMetrics(store: Store, metrics: Pick<Metrics, 'recordSta
       events: observedEvents(repositories.events),
       jobs: repositories.jobs,
       inbound: repositories.inbound,
+      llmCalls: repositories.llmCalls,
+      broadcasts: repositories.broadcasts,
+      research: repositories.research,
     };
   }
 

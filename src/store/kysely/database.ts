@@ -51,6 +51,8 @@ export interface TranscriptTable {
   model: string | null;
   source_message_id: string | null;
   outbound_id: string | null;
+  /** Migration 003. */
+  llm_call_id: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: TimestampColumn;
 }
 
@@ -96,6 +98,32 @@ export interface InboundMessagesTable {
   last_error: string | null;
 }
 
+export interface LlmCallsTable {
+  id: Generated<number>;
+  participant_id: string | null;
+  purpose: string;
+  model: string;
+  provider_host: string;
+  temperature: number | null;
+  prompt_file: string | null;
+  prompt_version: string | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  latency_ms: number;
+  outcome: string;
+  error: string | null;
+  created_at: TimestampColumn;
+}
+
+export interface BroadcastsTable {
+  id: string;
+  text: string;
+  filter: JsonColumn;
+  recipients: number;
+  created_at: TimestampColumn;
+}
+
 export interface Database {
   participants: ParticipantsTable;
   flow_states: FlowStatesTable;
@@ -103,4 +131,6 @@ export interface Database {
   events: EventsTable;
   jobs: JobsTable;
   inbound_messages: InboundMessagesTable;
+  llm_calls: LlmCallsTable;
+  broadcasts: BroadcastsTable;
 }

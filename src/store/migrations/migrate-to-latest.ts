@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import * as initial from './001-initial.ts';
+import * as researchData from './003-research-data.ts';
 import * as jobIndexes from './010-job-indexes.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
@@ -11,6 +12,7 @@ import type { SchemaDialect } from './schema-dialect.ts';
 function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
   return {
     '001-initial': { up: (db) => initial.up(db, dialect) },
+    '003-research-data': { up: (db) => researchData.up(db, dialect) },
     '010-job-indexes': { up: (db) => jobIndexes.up(db) },
   };
 }
