@@ -49,6 +49,15 @@ export interface Config {
     webhookSecret: string | undefined;
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Research data (issue 8): export pseudonyms, paced greetings and broadcasts. */
+  research: {
+    /** `EXPORT_PSEUDONYM_KEY`: HMAC key of `export --pseudonymize`; required with that flag. */
+    exportPseudonymKey: string | undefined;
+    /** `ENROLL_GREETING_RATE`: greetings of a bulk import sent per minute. */
+    enrollGreetingRate: number;
+    /** `BROADCAST_RATE`: broadcast messages sent per minute. */
+    broadcastRate: number;
+  };
 }
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -211,6 +220,11 @@ export function loadConfig(env: Environment): Config {
       webhookSecret: read.string('PROMPTPIPE_WEBHOOK_SECRET'),
     },
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    research: {
+      exportPseudonymKey: read.string('EXPORT_PSEUDONYM_KEY'),
+      enrollGreetingRate: read.number('ENROLL_GREETING_RATE', 30, (n) => n > 0, 'a positive number (per minute)'),
+      broadcastRate: read.number('BROADCAST_RATE', 30, (n) => n > 0, 'a positive number (per minute)'),
+    },
   };
   if (read.problems.length > 0) {
     throw new AppError('invalid_input', `Invalid configuration:\n  - ${read.problems.join('\n  - ')}`, {

@@ -40,6 +40,9 @@ import { withEventMetrics } from './observability/event-metrics-store.ts';
 import type { Log } from './observability/log.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createParticipantService, type ParticipantService } from './participants/participant-service.ts';
+import { type PromptSource, promptSources } from './research/provenance/prompt-version.ts';
+import { createProvenanceLlm, providerHostOf } from './research/provenance/provenance-llm.ts';
+import { recordStartup } from './research/provenance/startup-record.ts';
 import { type Clock, createManualClock, systemClock } from './scheduling/clock.ts';
 import { createDailyPromptHandler } from './scheduling/daily-prompt-handler.ts';
 import { DAILY_PROMPT_JOB } from './scheduling/daily-prompt-jobs.ts';
@@ -176,12 +179,28 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const notifyRunner = (): void => runner.notify();
   const messenger = createOutboxMessenger({ store, clock, newId, onEnqueued: notifyRunner });
 
-  // Metered inside the limit: latency measures the provider, not the queue for a slot.
+  const prompts = loadSystemPrompts(config.prompts);
+  const promptFiles: PromptSource[] = promptSources([
+    { path: config.prompts.intakeFile ?? 'intake.txt', text: prompts.intake },
+    { path: config.prompts.feedbackFile ?? 'feedback.txt', text: prompts.feedback },
+    { path: config.prompts.promptGeneratorFile ?? 'prompt-generator.txt', text: prompts.promptGenerator },
+  ]);
+  // Metered inside the limit: latency measures the provider, not the queue for a slot. Provenance (llm_calls) too.
   const llm = createConcurrencyLimitedLlm({
-    llm: createMeteredLlm({ llm: createLlm(config, log), metrics }),
+    llm: createMeteredLlm({
+      llm: createProvenanceLlm({
+        llm: createLlm(config, log),
+        llmCalls: store.llmCalls,
+        clock,
+        providerHost: providerHostOf(config.llm.baseUrl ?? OPENAI_DEFAULT_BASE_URL),
+        temperature: config.llm.temperature,
+        prompts: promptFiles,
+        log,
+      }),
+      metrics,
+    }),
     maxConcurrency: config.llm.maxConcurrency,
   });
-  const prompts = loadSystemPrompts(config.prompts);
   const generator = createHabitPromptGenerator({ store, llm, clock, systemPrompt: prompts.promptGenerator, log });
   const timers = registerTimers({ runner, store, clock, newId, messenger, config: config.scheduling, log });
   const registry = createToolRegistry([
@@ -288,6 +307,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     runner,
     server,
     async start(startOptions = {}) {
+      await recordStartup({ events: store.events, config, prompts: promptFiles, version: VERSION, now: clock.now() });
       await channel.start?.();
       await inbound.recoverUnprocessed();
       runner.start();

@@ -22,7 +22,7 @@ import { registerSystemRoutes } from './routes/system-routes.ts';
 
 export interface ApiServerOptions {
   config: { api: Pick<Config['api'], 'host' | 'token' | 'bodyLimitBytes'> };
-  store: Pick<Store, 'ping' | 'participants'>;
+  store: Pick<Store, 'ping' | 'participants'> & Partial<Pick<Store, 'llmCalls'>>;
   participants: ParticipantService;
   clock: Clock;
   /** Drives `POST /admin/clock`; without it (or with the system clock) the endpoint answers 409. */
@@ -62,7 +62,10 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     log,
     version: options.version ?? '0.0.0',
   });
-  registerParticipantRoutes(app, { participants: options.participants });
+  registerParticipantRoutes(app, {
+    participants: options.participants,
+    ...(options.store.llmCalls ? { llmCalls: options.store.llmCalls } : {}),
+  });
   registerAdminRoutes(app, { clock: options.clock, runner: options.runner });
   for (const routes of options.channelRoutes ?? []) void app.register(routes);
   return app;

@@ -36,6 +36,8 @@ export interface ToolLoopResult {
   toolCalls: ExecutedToolCall[];
   reasoning: string[];
   model: string | undefined;
+  /** The provenance record of the model call that produced `content`, when recorded. */
+  llmCallId?: number;
   error?: string;
 }
 
@@ -50,6 +52,10 @@ export interface ToolLoopOptions {
   now(): number;
   purpose: string;
   maxRounds?: number;
+}
+
+function callLink(callId: number | undefined): { llmCallId?: number } {
+  return callId === undefined ? {} : { llmCallId: callId };
 }
 
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
@@ -67,6 +73,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         messages: options.buildMessages(loopMessages),
         ...(tools.length > 0 ? { tools } : {}),
         purpose: options.purpose,
+        participantId: options.context.participantId,
       });
     } catch (error) {
       return {
@@ -84,7 +91,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     const content = response.content.trim();
 
     if (response.toolCalls.length > 0) {
-      await options.recorder.assistantToolCalls(response.content, response.toolCalls, response.model);
+      await options.recorder.assistantToolCalls(response.content, response.toolCalls, response.model, response.callId);
       loopMessages.push({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
       // All calls of one response run, in order: a multi-intent message can save a field and schedule at once.
       for (const call of response.toolCalls) {
@@ -94,10 +101,20 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         toolCalls.push({ name: call.name, status: result.status });
         loopMessages.push({ role: 'tool', toolCallId: call.id, content: JSON.stringify(result) });
       }
-      if (content) return { content, outcome: 'content', rounds: round, toolCalls, reasoning, model };
+      if (content)
+        return {
+          content,
+          outcome: 'content',
+          rounds: round,
+          toolCalls,
+          reasoning,
+          model,
+          ...callLink(response.callId),
+        };
       continue;
     }
-    if (content) return { content, outcome: 'content', rounds: round, toolCalls, reasoning, model };
+    if (content)
+      return { content, outcome: 'content', rounds: round, toolCalls, reasoning, model, ...callLink(response.callId) };
     return {
       content: FALLBACK_TEXT.emptyResponse,
       outcome: 'empty_response',
