@@ -290,6 +290,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log,
     httpLogger: log,
     version: VERSION,
+    research: {
+      export: { store, pseudonymKey: config.research.exportPseudonymKey, defaultChannel: channel.name },
+    },
   });
 
   let stopping: Promise<void> | undefined;

@@ -18,6 +18,7 @@ import { registerErrorHandling } from './error-handler.ts';
 import { handleClientError, handleFrameworkError, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { registerAdminRoutes } from './routes/admin-routes.ts';
 import { registerParticipantRoutes } from './routes/participant-routes.ts';
+import { type ResearchRouteOptions, registerResearchRoutes } from './routes/research-routes.ts';
 import { registerSystemRoutes } from './routes/system-routes.ts';
 
 export interface ApiServerOptions {
@@ -35,6 +36,8 @@ export interface ApiServerOptions {
   httpLogger?: FastifyBaseLogger;
   /** Shown in the OpenAPI document. */
   version?: string;
+  /** Export, bulk import, broadcasts and statistics (research data). */
+  research?: ResearchRouteOptions;
 }
 
 export function createApiServer(options: ApiServerOptions): FastifyInstance {
@@ -67,6 +70,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     ...(options.store.llmCalls ? { llmCalls: options.store.llmCalls } : {}),
   });
   registerAdminRoutes(app, { clock: options.clock, runner: options.runner });
+  if (options.research) registerResearchRoutes(app, options.research);
   for (const routes of options.channelRoutes ?? []) void app.register(routes);
   return app;
 }

@@ -10,6 +10,7 @@ import { type Config, loadConfig, readEnvironment } from '../config.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
 import { type ApplicationLogger, createApplication, openStore, VERSION } from '../main.ts';
 import { createLogger } from '../observability/log.ts';
+import { type ExportCommandOptions, runExport } from './export-command.ts';
 
 /** Where the commands write; replaceable in tests. */
 export interface CliIo {
@@ -191,6 +192,28 @@ export function buildCli(io: CliIo = processIo): Command {
     .command('migrate')
     .description('create or upgrade the database schema (serve also does it on start)')
     .action(() => migrate(io));
+
+  program
+    .command('export')
+    .description(
+      'export the study: one file per table (participants, messages, events, jobs, daily_outcomes) + codebook.md',
+    )
+    .requiredOption('--out <dir>', 'directory to write the files to (created if missing)')
+    .addOption(new Option('--format <format>', 'file format').choices(['csv', 'jsonl']).default('csv'))
+    .option('--participant <id...>', 'only these participants (repeat or list)')
+    .option('--since <date>', 'only data from this date (YYYY-MM-DD, UTC) or ISO 8601 time on')
+    .option('--pseudonymize', 'hash phone numbers with EXPORT_PSEUDONYM_KEY and drop names')
+    .action((options: ExportCommandOptions) => {
+      const config = readConfig();
+      return runExport(options, {
+        config,
+        openStore,
+        log: createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, destination: 'stderr' }),
+        stdout: io.stdout,
+        stderr: io.stderr,
+        version: VERSION,
+      });
+    });
 
   const participants = program.command('participants').description('manage participants');
   participants

@@ -308,7 +308,7 @@ export interface ResearchFilter {
   /** Only these participants (empty or absent: all). */
   participantIds?: readonly string[];
   /** Only rows created at or after this instant. */
-  since?: Date;
+  since?: Date | undefined;
 }
 
 export interface ResearchReadRepository {
