@@ -100,7 +100,7 @@ describe('export of a generated three-day study', () => {
     const toolResult = rows.find((row) => row['kind'] === 'tool_result');
     expect(toolResult?.['tool_call_id']).not.toBe('');
     expect(toolResult?.['tool_name']).toBe('save_user_profile');
-    const reply = rows.find((row) => row['kind'] === 'reply' && row['content'].startsWith('All set'));
+    const reply = rows.find((row) => row['kind'] === 'reply' && row['content']?.startsWith('All set'));
     expect(reply).toMatchObject({
       role: 'assistant',
       module: 'INTAKE',
