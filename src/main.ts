@@ -40,6 +40,8 @@ import { withEventMetrics } from './observability/event-metrics-store.ts';
 import type { Log } from './observability/log.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createParticipantService, type ParticipantService } from './participants/participant-service.ts';
+import { createGreetingHandler, ENROLL_GREETING_JOB } from './research/import/greeting-jobs.ts';
+import { createImportService, type ImportService } from './research/import/import-service.ts';
 import { type PromptSource, promptSources } from './research/provenance/prompt-version.ts';
 import { createProvenanceLlm, providerHostOf } from './research/provenance/provenance-llm.ts';
 import { recordStartup } from './research/provenance/startup-record.ts';
@@ -88,6 +90,8 @@ export interface Application {
   readonly participants: ParticipantService;
   readonly inbound: InboundService;
   readonly runner: JobRunner;
+  /** Bulk enrolment (research data). */
+  readonly imports: ImportService;
   /** Built, not listening. */
   readonly server: FastifyInstance;
   /** Recovers unprocessed inbound messages and starts the job runner; with `listen`, also the HTTP server. */
@@ -268,6 +272,18 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     prepTimeMinutes: config.scheduling.prepTimeMinutes,
     onJobEnqueued: notifyRunner,
   });
+  // Greetings of bulk imports run without the participant lock: greeting takes it itself.
+  runner.register(ENROLL_GREETING_JOB, createGreetingHandler(flow), { lock: false });
+  const imports = createImportService({
+    store,
+    participants,
+    clock,
+    newId,
+    defaultCountry: config.conversation.defaultCountry,
+    channels: [channel.name],
+    greetingRatePerMinute: config.research.enrollGreetingRate,
+    onJobEnqueued: notifyRunner,
+  });
   const inbound = createInboundService({
     store,
     flow,
@@ -292,6 +308,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     version: VERSION,
     research: {
       export: { store, pseudonymKey: config.research.exportPseudonymKey, defaultChannel: channel.name },
+      imports,
     },
   });
 
@@ -308,6 +325,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     participants,
     inbound,
     runner,
+    imports,
     server,
     async start(startOptions = {}) {
       await recordStartup({ events: store.events, config, prompts: promptFiles, version: VERSION, now: clock.now() });

@@ -11,6 +11,7 @@ import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/particip
 import { type ApplicationLogger, createApplication, openStore, VERSION } from '../main.ts';
 import { createLogger } from '../observability/log.ts';
 import { type ExportCommandOptions, runExport } from './export-command.ts';
+import { runImport } from './import-command.ts';
 
 /** Where the commands write; replaceable in tests. */
 export interface CliIo {
@@ -232,6 +233,28 @@ export function buildCli(io: CliIo = processIo): Command {
     .option('--timezone <zone>', 'IANA time zone, e.g. America/New_York')
     .option('--no-greet', 'do not send the greeting')
     .action((options: EnrollOptions) => enrollParticipant(io, options));
+  participants
+    .command('import')
+    .description(
+      'enroll participants from a CSV file (columns: phone_number, name, gender, ethnicity, background, timezone, channel)',
+    )
+    .argument('<file>', 'CSV file, UTF-8, with a header row')
+    .option('--partial', 'enroll the valid rows even when others are invalid')
+    .option('--dry-run', 'validate only; enroll nobody')
+    .action(async (file: string, options: { partial?: boolean; dryRun?: boolean }) => {
+      const config = readConfig();
+      const app = await createApplication({
+        config,
+        log: createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, destination: 'stderr' }),
+      });
+      let failed = false;
+      try {
+        ({ failed } = await runImport(file, options, { imports: app.imports, stdout: io.stdout, stderr: io.stderr }));
+      } finally {
+        await app.stop();
+      }
+      if (failed) io.exit(1);
+    });
 
   return program;
 }
