@@ -40,6 +40,11 @@ import { withEventMetrics } from './observability/event-metrics-store.ts';
 import type { Log } from './observability/log.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createParticipantService, type ParticipantService } from './participants/participant-service.ts';
+import {
+  BROADCAST_MESSAGE_JOB,
+  createBroadcastHandler,
+  createBroadcastService,
+} from './research/broadcasts/broadcast-service.ts';
 import { createGreetingHandler, ENROLL_GREETING_JOB } from './research/import/greeting-jobs.ts';
 import { createImportService, type ImportService } from './research/import/import-service.ts';
 import { type PromptSource, promptSources } from './research/provenance/prompt-version.ts';
@@ -284,6 +289,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     greetingRatePerMinute: config.research.enrollGreetingRate,
     onJobEnqueued: notifyRunner,
   });
+  runner.register(BROADCAST_MESSAGE_JOB, createBroadcastHandler({ store, clock, newId, onEnqueued: notifyRunner }));
+  const broadcasts = createBroadcastService({
+    store,
+    clock,
+    newId,
+    ratePerMinute: config.research.broadcastRate,
+    defaultChannel: channel.name,
+    onJobEnqueued: notifyRunner,
+  });
   const inbound = createInboundService({
     store,
     flow,
@@ -309,6 +323,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     research: {
       export: { store, pseudonymKey: config.research.exportPseudonymKey, defaultChannel: channel.name },
       imports,
+      broadcasts: { service: broadcasts, ratePerMinute: config.research.broadcastRate },
     },
   });
 

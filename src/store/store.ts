@@ -319,4 +319,6 @@ export interface ResearchReadRepository {
   /** By id (text order). */
   jobsPage(filter: ResearchFilter, afterId: string | undefined, limit: number): Promise<Job[]>;
   llmCallsPage(filter: { since?: Date; until?: Date }, afterId: number | undefined, limit: number): Promise<LlmCall[]>;
+  /** How many jobs whose dedup key starts with `prefix` are in each status (broadcast progress). */
+  jobStatusCountsByKeyPrefix(prefix: string): Promise<Partial<Record<JobStatus, number>>>;
 }

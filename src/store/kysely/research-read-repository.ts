@@ -2,8 +2,8 @@
  * Keyset-paged reads for exports and statistics: each call returns at most `limit` rows after a cursor, so a caller
  * walking a whole table holds one page at a time, whatever the table's size.
  */
-import type { Kysely, SelectQueryBuilder } from 'kysely';
-import type { ResearchFilter, ResearchReadRepository } from '../store.ts';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { JobStatus, ResearchFilter, ResearchReadRepository } from '../store.ts';
 import { toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
 import { toStoredEvent } from './event-repository.ts';
@@ -71,6 +71,18 @@ export function createResearchReadRepository(db: Kysely<Database>): ResearchRead
       if (afterId !== undefined) query = query.where('id', '>', afterId);
       const rows = await query.orderBy('id', 'asc').limit(limit).execute();
       return rows.map(toLlmCall);
+    },
+
+    async jobStatusCountsByKeyPrefix(prefix) {
+      const rows = await db
+        .selectFrom('jobs')
+        .select(['status', (eb) => eb.fn.countAll<number | string>().as('count')])
+        .where(sql<string>`substr(dedup_key, 1, ${prefix.length})`, '=', prefix)
+        .groupBy('status')
+        .execute();
+      const counts: Partial<Record<JobStatus, number>> = {};
+      for (const row of rows) counts[row.status as JobStatus] = Number(row.count);
+      return counts;
     },
   };
 }
