@@ -5,6 +5,7 @@ import type { ImportService } from '../../research/import/import-service.ts';
 import { registerBroadcastRoutes } from './broadcast-routes.ts';
 import { type ExportRouteOptions, registerExportRoutes } from './export-routes.ts';
 import { registerImportRoutes } from './import-routes.ts';
+import { registerStatsRoutes } from './stats-routes.ts';
 
 export interface ResearchRouteOptions {
   export: ExportRouteOptions;
@@ -14,6 +15,7 @@ export interface ResearchRouteOptions {
 
 export function registerResearchRoutes(app: FastifyInstance, options: ResearchRouteOptions): void {
   registerExportRoutes(app, options.export);
+  registerStatsRoutes(app, { store: options.export.store });
   if (options.imports) registerImportRoutes(app, { imports: options.imports });
   if (options.broadcasts) {
     registerBroadcastRoutes(app, {
