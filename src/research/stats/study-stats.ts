@@ -119,8 +119,9 @@ export async function computeStudyStats(store: Store, range: StatsRange): Promis
       participants.total += 1;
       participants.by_status[participant.status] = (participants.by_status[participant.status] ?? 0) + 1;
       participants.by_sub_state[subState] = (participants.by_sub_state[subState] ?? 0) + 1;
-      const byStatus = (participants.by_status_and_sub_state[participant.status] ??= {});
+      const byStatus = participants.by_status_and_sub_state[participant.status] ?? {};
       byStatus[subState] = (byStatus[subState] ?? 0) + 1;
+      participants.by_status_and_sub_state[participant.status] = byStatus;
     }
     if (page.length < PAGE) break;
     after = page.at(-1)?.id;
