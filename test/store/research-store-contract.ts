@@ -92,6 +92,24 @@ export function describeResearchStoreContract(current: () => Store): void {
       expect(await store.research.llmCallsPage({}, id, 10)).toHaveLength(1);
     });
 
+    it('counts jobs by status under a dedup-key prefix', async () => {
+      const store = current();
+      const job = (id: string, key: string) => ({ id, kind: 'k', runAt: at(0), payload: {}, dedupKey: key });
+      await store.jobs.enqueue(job('a', 'broadcast:b_1:p1'), at(0));
+      await store.jobs.enqueue(job('b', 'broadcast:b_1:p2'), at(0));
+      await store.jobs.enqueue(job('c', 'broadcast:b_1:p3'), at(0));
+      await store.jobs.enqueue(job('d', 'broadcast:b_10:p1'), at(0));
+      await store.jobs.enqueue(job('e', 'broadcastXb_1:p9'), at(0));
+      await store.jobs.cancelById('c', at(1));
+      const [claimed] = await store.jobs.claimDue({ now: at(1), owner: 'o', leaseMs: 1000, limit: 1, kinds: ['k'] });
+      if (claimed) await store.jobs.complete(claimed.id, at(1));
+      const counts = await store.research.jobStatusCountsByKeyPrefix('broadcast:b_1:');
+      const total = Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
+      expect(total).toBe(3);
+      expect(counts.cancelled).toBe(1);
+      expect(await store.research.jobStatusCountsByKeyPrefix('nothing:')).toEqual({});
+    });
+
     it('stores broadcasts', async () => {
       const store = current();
       await store.broadcasts.create({
