@@ -7,6 +7,8 @@
  * - LLM calls: exactly the requests the scripted model server received, no errors; no failed deliveries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { computeStudyStats } from '../../src/research/stats/study-stats.ts';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { generateStudy, type Study } from './study-fixture.ts';
 
 let study: Study;
@@ -92,5 +94,36 @@ describe('GET /stats', () => {
   it('rejects bad ranges', async () => {
     expect((await stats('?from=soon')).status).toBe(400);
     expect((await stats('?from=2026-03-05&to=2026-03-01')).status).toBe(400);
+  });
+});
+
+describe('study statistics: failures', () => {
+  it('counts failed deliveries and LLM errors on the day they happened', async () => {
+    const store = await createSqliteStore({ filename: ':memory:' });
+    try {
+      const at = new Date('2026-03-02T14:00:00.000Z');
+      await store.jobs.enqueue({ id: 'job_x', kind: 'deliver_message', runAt: at, payload: {}, maxAttempts: 1 }, at);
+      await store.jobs.enqueue({ id: 'job_y', kind: 'other', runAt: at, payload: {}, maxAttempts: 1 }, at);
+      await store.jobs.claimDue({ now: at, owner: 'test', leaseMs: 60_000, limit: 10 });
+      await store.jobs.fail('job_x', 'gateway down', at);
+      await store.jobs.fail('job_y', 'not a delivery', at);
+      await store.llmCalls.record({
+        purpose: 'feedback',
+        model: 'm',
+        providerHost: 'h',
+        latencyMs: 1,
+        outcome: 'llm_error',
+        error: 'down',
+        createdAt: new Date('2026-03-03T10:00:00.000Z'),
+      });
+      const result = await computeStudyStats(store, { from: undefined, to: undefined });
+      expect(result.totals).toMatchObject({ failed_deliveries: 1, llm_calls: 1, llm_errors: 1, prompts_sent: 0 });
+      expect(result.days).toEqual([
+        expect.objectContaining({ date: '2026-03-02', failed_deliveries: 1, llm_errors: 0 }),
+        expect.objectContaining({ date: '2026-03-03', failed_deliveries: 0, llm_errors: 1 }),
+      ]);
+    } finally {
+      await store.close();
+    }
   });
 });
