@@ -319,6 +319,8 @@ export interface ResearchReadRepository {
   /** By id (text order). */
   jobsPage(filter: ResearchFilter, afterId: string | undefined, limit: number): Promise<Job[]>;
   llmCallsPage(filter: { since?: Date; until?: Date }, afterId: number | undefined, limit: number): Promise<LlmCall[]>;
+  /** The jobs of `kind` of these participants created within [from, to] (inclusive), e.g. one page's deliveries. */
+  jobsCreatedBetween(kind: string, participantIds: readonly string[], from: Date, to: Date): Promise<Job[]>;
   /** How many jobs whose dedup key starts with `prefix` are in each status (broadcast progress). */
   jobStatusCountsByKeyPrefix(prefix: string): Promise<Partial<Record<JobStatus, number>>>;
 }

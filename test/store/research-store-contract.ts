@@ -110,6 +110,20 @@ export function describeResearchStoreContract(current: () => Store): void {
       expect(await store.research.jobStatusCountsByKeyPrefix('nothing:')).toEqual({});
     });
 
+    it('finds the jobs of a kind created by some participants within a time span', async () => {
+      const store = current();
+      const job = (id: string, kind: string, participantId: string, created: Date) =>
+        store.jobs.enqueue({ id, kind, participantId, runAt: created, payload: { id } }, created);
+      await job('in1', 'deliver', 'p1', at(1));
+      await job('in2', 'deliver', 'p2', at(3));
+      await job('late', 'deliver', 'p1', at(4));
+      await job('other-kind', 'timer', 'p1', at(2));
+      await job('other-participant', 'deliver', 'p3', at(2));
+      const found = await store.research.jobsCreatedBetween('deliver', ['p1', 'p2'], at(1), at(3));
+      expect(found.map((item) => item.id).sort()).toEqual(['in1', 'in2']);
+      expect(await store.research.jobsCreatedBetween('deliver', [], at(0), at(9))).toEqual([]);
+    });
+
     it('stores broadcasts', async () => {
       const store = current();
       await store.broadcasts.create({

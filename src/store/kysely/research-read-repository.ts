@@ -73,6 +73,19 @@ export function createResearchReadRepository(db: Kysely<Database>): ResearchRead
       return rows.map(toLlmCall);
     },
 
+    async jobsCreatedBetween(kind, participantIds, from, to) {
+      if (participantIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('kind', '=', kind)
+        .where('participant_id', 'in', [...participantIds])
+        .where('created_at', '>=', toTimestamp(from))
+        .where('created_at', '<=', toTimestamp(to))
+        .execute();
+      return rows.map(toJob);
+    },
+
     async jobStatusCountsByKeyPrefix(prefix) {
       const rows = await db
         .selectFrom('jobs')

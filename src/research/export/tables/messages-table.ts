@@ -1,3 +1,5 @@
+import { DELIVER_MESSAGE_JOB } from '../../../channels/outbox-messenger.ts';
+import type { Store, TranscriptEntry } from '../../../store/store.ts';
 import { parsePollText } from '../../stats/poll-text-parse.ts';
 import {
   EXPORT_PAGE_SIZE,
@@ -29,9 +31,15 @@ const columns: ExportColumn[] = [
   { name: 'tool_name', type: 'string', description: 'tool_result: the tool that ran' },
   { name: 'source_message_id', type: 'string', description: 'The participant message this entry answers' },
   { name: 'outbound_id', type: 'string', description: 'Outbound delivery id when sent to the participant' },
-  { name: 'delivery_status', type: 'string', description: 'Delivery receipt status, empty when unknown' },
-  { name: 'delivery_status_at', type: 'timestamp', description: 'Time of the delivery status, empty when unknown' },
-  { name: 'delivery_error', type: 'string', description: 'Delivery error, empty when none or unknown' },
+  {
+    name: 'delivery_status',
+    type: 'string',
+    description:
+      'Outbound entries: queued, sending, sent (the channel accepted it), failed or cancelled, from the outbox; ' +
+      'empty for entries never sent to the participant',
+  },
+  { name: 'delivery_status_at', type: 'timestamp', description: 'When the delivery was sent or finally failed (UTC)' },
+  { name: 'delivery_error', type: 'string', description: 'Last delivery error, empty when none' },
   { name: 'llm_call_id', type: 'integer', description: 'The LLM call that produced this entry (provenance)' },
   { name: 'model', type: 'string', description: 'Model that produced this entry' },
   { name: 'provider_host', type: 'string', description: 'Host of the LLM provider base URL' },
@@ -48,6 +56,50 @@ const columns: ExportColumn[] = [
   { name: 'llm_outcome', type: 'string', description: 'success, or the error code of the call' },
 ];
 
+/** The outbox's view of a job: queued, sending, sent (the channel accepted it), failed, cancelled. */
+const DELIVERY_STATUS: Record<string, string> = {
+  pending: 'queued',
+  running: 'sending',
+  completed: 'sent',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
+interface Delivery {
+  status: string;
+  at: Date | undefined;
+  error: string | undefined;
+}
+
+/**
+ * The delivery of each outbound entry of a page, from its outbox job: the job is created in the same transaction as
+ * the entry, with the same timestamp, so one query over the page's participants and time span finds them all.
+ */
+async function deliveriesOf(store: Store, page: readonly TranscriptEntry[]): Promise<Map<string, Delivery>> {
+  const outbound = page.filter((entry) => entry.outboundId !== undefined);
+  const result = new Map<string, Delivery>();
+  if (outbound.length === 0) return result;
+  const times = outbound.map((entry) => entry.createdAt.getTime());
+  const participantIds = [...new Set(outbound.map((entry) => entry.participantId))];
+  const jobs = await store.research.jobsCreatedBetween(
+    DELIVER_MESSAGE_JOB,
+    participantIds,
+    new Date(Math.min(...times)),
+    new Date(Math.max(...times)),
+  );
+  for (const job of jobs) {
+    const id = (job.payload as { message?: { id?: unknown } }).message?.id;
+    if (typeof id !== 'string') continue;
+    const finished = job.status === 'completed' || job.status === 'failed';
+    result.set(id, {
+      status: DELIVERY_STATUS[job.status] ?? job.status,
+      at: finished ? job.updatedAt : undefined,
+      error: job.lastError,
+    });
+  }
+  return result;
+}
+
 async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
   const { store, filter, pseudonymizer } = context;
   let after: number | undefined;
@@ -55,10 +107,11 @@ async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
     const page = await store.research.transcriptPage(filter, after, EXPORT_PAGE_SIZE);
     const ids = [...new Set(page.flatMap((entry) => (entry.llmCallId === undefined ? [] : [entry.llmCallId])))];
     const calls = new Map((await store.llmCalls.getMany(ids)).map((call) => [call.id, call]));
+    const deliveries = await deliveriesOf(store, page);
     for (const entry of page) {
       const call = entry.llmCallId === undefined ? undefined : calls.get(entry.llmCallId);
       const poll = entry.role === 'user' ? parsePollText(entry.content) : undefined;
-      const receipt = entry as { deliveryStatus?: string; deliveryStatusAt?: Date; deliveryError?: string };
+      const receipt = entry.outboundId === undefined ? undefined : deliveries.get(entry.outboundId);
       yield {
         message_id: entry.id,
         participant_id: entry.participantId,
@@ -79,9 +132,9 @@ async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
         tool_name: entry.toolName ?? null,
         source_message_id: entry.sourceMessageId ?? null,
         outbound_id: entry.outboundId ?? null,
-        delivery_status: receipt.deliveryStatus ?? null,
-        delivery_status_at: receipt.deliveryStatusAt?.toISOString() ?? null,
-        delivery_error: receipt.deliveryError ?? null,
+        delivery_status: receipt?.status ?? null,
+        delivery_status_at: receipt?.at?.toISOString() ?? null,
+        delivery_error: receipt?.error ?? null,
         llm_call_id: entry.llmCallId ?? null,
         model: entry.model ?? call?.model ?? null,
         provider_host: call?.providerHost ?? null,
