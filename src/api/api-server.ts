@@ -38,6 +38,8 @@ export interface ApiServerOptions {
   version?: string;
   /** Export, bulk import, broadcasts and statistics (research data). */
   research?: ResearchRouteOptions;
+  /** `PROMPTPIPE_INSTANCE_ID`, shown by `/health`. */
+  instanceId?: string;
 }
 
 export function createApiServer(options: ApiServerOptions): FastifyInstance {
@@ -59,6 +61,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   });
 
   registerSystemRoutes(app, {
+    ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
     store: options.store,
     clock: options.clock,
     metrics: options.metrics,

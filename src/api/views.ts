@@ -3,9 +3,9 @@
  */
 import type { z } from 'zod';
 import type { Participant } from '../domain/participant.ts';
-import type { ParticipantStateView } from '../participants/participant-service.ts';
+import type { HistoryEntry, ParticipantStateView } from '../participants/participant-service.ts';
 import { provenanceJson } from '../research/provenance/provenance-view.ts';
-import type { LlmCall, TranscriptEntry } from '../store/store.ts';
+import type { LlmCall } from '../store/store.ts';
 import type { historyEntrySchema, participantSchema, stateSchema } from './schemas.ts';
 
 export type ParticipantJson = z.infer<typeof participantSchema>;
@@ -21,6 +21,7 @@ export function participantJson(participant: Participant): ParticipantJson {
     ethnicity: participant.ethnicity,
     background: participant.background,
     timezone: participant.timezone,
+    channel: participant.channel,
     status: participant.status,
     enrolled_at: participant.enrolledAt.toISOString(),
     created_at: participant.createdAt.toISOString(),
@@ -29,7 +30,7 @@ export function participantJson(participant: Participant): ParticipantJson {
 }
 
 /** Tool calls in the OpenAI message shape, so a transcript can be replayed against any compatible API. */
-export function historyEntryJson(entry: TranscriptEntry, calls?: ReadonlyMap<number, LlmCall>): HistoryEntryJson {
+export function historyEntryJson(entry: HistoryEntry, calls?: ReadonlyMap<number, LlmCall>): HistoryEntryJson {
   const call = entry.llmCallId === undefined ? undefined : calls?.get(entry.llmCallId);
   return {
     id: entry.id,
@@ -51,6 +52,18 @@ export function historyEntryJson(entry: TranscriptEntry, calls?: ReadonlyMap<num
     ...(entry.model ? { model: entry.model } : {}),
     ...(entry.llmCallId === undefined ? {} : { llm_call_id: entry.llmCallId }),
     ...(call ? { provenance: provenanceJson(call) } : {}),
+    ...(entry.outboundId ? { outbound_id: entry.outboundId } : {}),
+    ...(entry.delivery
+      ? {
+          delivery: {
+            status: entry.delivery.status,
+            at: entry.delivery.createdAt.toISOString(),
+            channel: entry.delivery.channel,
+            ...(entry.delivery.errorCode ? { error_code: entry.delivery.errorCode } : {}),
+            ...(entry.delivery.errorMessage ? { error: entry.delivery.errorMessage } : {}),
+          },
+        }
+      : {}),
     created_at: entry.createdAt.toISOString(),
   };
 }

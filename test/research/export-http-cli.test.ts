@@ -123,6 +123,7 @@ describe('promptpipe export', () => {
       ethnicity: '',
       background: '',
       timezone: 'UTC',
+      channel: 'webhook',
       status: 'active',
       enrolledAt: new Date('2026-01-01T00:00:00Z'),
       createdAt: new Date('2026-01-01T00:00:00Z'),

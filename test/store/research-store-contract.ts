@@ -18,6 +18,7 @@ function participant(id: string, phone: string, minutes: number): Participant {
     ethnicity: '',
     background: '',
     timezone: 'UTC',
+    channel: 'webhook',
     status: 'active',
     enrolledAt: at(minutes),
     createdAt: at(minutes),

@@ -95,6 +95,7 @@ export function createImportService(options: {
               ethnicity: row.ethnicity,
               background: row.background,
               timezone: row.timezone,
+              ...(row.channel === undefined ? {} : { channel: row.channel }),
             },
             { greet: false, source: 'import' },
           );

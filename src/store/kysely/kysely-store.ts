@@ -3,6 +3,7 @@ import { AppError } from '../../domain/errors.ts';
 import type { Store, StoreRepositories } from '../store.ts';
 import { createBroadcastRepository } from './broadcast-repository.ts';
 import type { Database } from './database.ts';
+import { createDeliveryRepository } from './delivery-repository.ts';
 import { createEventRepository } from './event-repository.ts';
 import { createFlowStateRepository } from './flow-state-repository.ts';
 import { createInboundMessageRepository } from './inbound-message-repository.ts';
@@ -21,10 +22,11 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect):
     transcript: createTranscriptRepository(db),
     events: createEventRepository(db),
     jobs: createJobRepository(db, dialect),
-    inbound: createInboundMessageRepository(db),
     llmCalls: createLlmCallRepository(db),
     broadcasts: createBroadcastRepository(db),
     research: createResearchReadRepository(db),
+    inbound: createInboundMessageRepository(db, dialect),
+    deliveries: createDeliveryRepository(db),
   };
 }
 
