@@ -97,6 +97,17 @@ async function deliveriesOf(store: Store, page: readonly TranscriptEntry[]): Pro
       error: job.lastError,
     });
   }
+  // Channel receipts (sent, delivered, read, failed…) are more precise than the outbox: the newest wins.
+  const receipts = await store.deliveries.latest(
+    outbound.flatMap((entry) => (entry.outboundId ? [entry.outboundId] : [])),
+  );
+  for (const [outboundId, receipt] of receipts) {
+    result.set(outboundId, {
+      status: receipt.status,
+      at: receipt.createdAt,
+      error: receipt.errorMessage ?? receipt.errorCode ?? result.get(outboundId)?.error,
+    });
+  }
   return result;
 }
 
