@@ -80,6 +80,15 @@ export interface Config {
     twilio?: TwilioSettings;
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Research data (issue 8): export pseudonyms, paced greetings and broadcasts. */
+  research: {
+    /** `EXPORT_PSEUDONYM_KEY`: HMAC key of `export --pseudonymize`; required with that flag. */
+    exportPseudonymKey: string | undefined;
+    /** `ENROLL_GREETING_RATE`: greetings of a bulk import sent per minute. */
+    enrollGreetingRate: number;
+    /** `BROADCAST_RATE`: broadcast messages sent per minute. */
+    broadcastRate: number;
+  };
   /** Several instances on one PostgreSQL (docs/deployment.md). */
   cluster: {
     /** `PROMPTPIPE_INSTANCE_ID`: names this process in /health, logs and job leases. Default hostname-pid. */
@@ -388,6 +397,11 @@ export function loadConfig(env: Environment): Config {
       recoveryIntervalMs: read.duration('PROMPTPIPE_RECOVERY_INTERVAL', '30s'),
     },
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    research: {
+      exportPseudonymKey: read.string('EXPORT_PSEUDONYM_KEY'),
+      enrollGreetingRate: read.number('ENROLL_GREETING_RATE', 30, (n) => n > 0, 'a positive number (per minute)'),
+      broadcastRate: read.number('BROADCAST_RATE', 30, (n) => n > 0, 'a positive number (per minute)'),
+    },
   };
   for (const [name, value] of [
     ['PROMPTPIPE_JOB_LEASE', config.cluster.jobLeaseMs],

@@ -49,6 +49,16 @@ import { withEventMetrics } from './observability/event-metrics-store.ts';
 import type { Log } from './observability/log.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createParticipantService, type ParticipantService } from './participants/participant-service.ts';
+import {
+  BROADCAST_MESSAGE_JOB,
+  createBroadcastHandler,
+  createBroadcastService,
+} from './research/broadcasts/broadcast-service.ts';
+import { createGreetingHandler, ENROLL_GREETING_JOB } from './research/import/greeting-jobs.ts';
+import { createImportService, type ImportService } from './research/import/import-service.ts';
+import { type PromptSource, promptSources } from './research/provenance/prompt-version.ts';
+import { createProvenanceLlm, providerHostOf } from './research/provenance/provenance-llm.ts';
+import { recordStartup } from './research/provenance/startup-record.ts';
 import { type Clock, createManualClock, isManualClock, systemClock } from './scheduling/clock.ts';
 import { createDailyPromptHandler } from './scheduling/daily-prompt-handler.ts';
 import { DAILY_PROMPT_JOB } from './scheduling/daily-prompt-jobs.ts';
@@ -99,6 +109,8 @@ export interface Application {
   readonly participants: ParticipantService;
   readonly inbound: InboundService;
   readonly runner: JobRunner;
+  /** Bulk enrolment (research data). */
+  readonly imports: ImportService;
   /** Built, not listening. */
   readonly server: FastifyInstance;
   /** Recovers unprocessed inbound messages and starts the job runner; with `listen`, also the HTTP server. */
@@ -273,18 +285,34 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const notifyRunner = (): void => runner.notify();
   const messenger = createOutboxMessenger({ store, clock, newId, onEnqueued: notifyRunner });
 
-  // Metered inside the limit: latency measures the provider, not the queue for a slot.
+  const prompts = loadSystemPrompts(config.prompts);
+  const promptFiles: PromptSource[] = promptSources([
+    { path: config.prompts.intakeFile ?? 'intake.txt', text: prompts.intake },
+    { path: config.prompts.feedbackFile ?? 'feedback.txt', text: prompts.feedback },
+    { path: config.prompts.promptGeneratorFile ?? 'prompt-generator.txt', text: prompts.promptGenerator },
+  ]);
+  // Metered inside the limit: latency measures the provider, not the queue for a slot. Provenance (llm_calls) too.
   // The breaker outside the limit: while the model is failing, refused calls do not queue for a slot.
   const llm = createCircuitBreakerLlm({
     llm: createConcurrencyLimitedLlm({
-      llm: createMeteredLlm({ llm: createLlm(config, log), metrics }),
+      llm: createMeteredLlm({
+        llm: createProvenanceLlm({
+          llm: createLlm(config, log),
+          llmCalls: store.llmCalls,
+          clock,
+          providerHost: providerHostOf(config.llm.baseUrl ?? OPENAI_DEFAULT_BASE_URL),
+          temperature: config.llm.temperature,
+          prompts: promptFiles,
+          log,
+        }),
+        metrics,
+      }),
       maxConcurrency: config.llm.maxConcurrency,
     }),
     threshold: config.llm.circuitBreakerThreshold,
     cooldownMs: config.llm.circuitBreakerCooldownMs,
     now: () => clock.now(),
   });
-  const prompts = loadSystemPrompts(config.prompts);
   const generator = createHabitPromptGenerator({ store, llm, clock, systemPrompt: prompts.promptGenerator, log });
   const timers = registerTimers({ runner, store, clock, newId, messenger, config: config.scheduling, log });
   const registry = createToolRegistry([
@@ -362,6 +390,27 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     prepTimeMinutes: config.scheduling.prepTimeMinutes,
     onJobEnqueued: notifyRunner,
   });
+  // Greetings of bulk imports run without the participant lock: greeting takes it itself.
+  runner.register(ENROLL_GREETING_JOB, createGreetingHandler(flow), { lock: false });
+  const imports = createImportService({
+    store,
+    participants,
+    clock,
+    newId,
+    defaultCountry: config.conversation.defaultCountry,
+    channels: channels.names,
+    greetingRatePerMinute: config.research.enrollGreetingRate,
+    onJobEnqueued: notifyRunner,
+  });
+  runner.register(BROADCAST_MESSAGE_JOB, createBroadcastHandler({ store, clock, newId, onEnqueued: notifyRunner }));
+  const broadcasts = createBroadcastService({
+    store,
+    clock,
+    newId,
+    ratePerMinute: config.research.broadcastRate,
+    defaultChannel: channel.name,
+    onJobEnqueued: notifyRunner,
+  });
   const inbound = createInboundService({
     store,
     flow,
@@ -413,6 +462,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log,
     httpLogger: log,
     version: VERSION,
+    research: {
+      export: { store, pseudonymKey: config.research.exportPseudonymKey, defaultChannel: channel.name },
+      imports,
+      broadcasts: { service: broadcasts, ratePerMinute: config.research.broadcastRate },
+    },
     instanceId: config.cluster.instanceId,
   });
 
@@ -430,8 +484,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     participants,
     inbound,
     runner,
+    imports,
     server,
     async start(startOptions = {}) {
+      await recordStartup({ events: store.events, config, prompts: promptFiles, version: VERSION, now: clock.now() });
       for (const enabled of channels.all()) await enabled.start?.();
       await sharedClock?.start();
       // SQLite: this process is the only runner, so what a killed predecessor left running is released now rather

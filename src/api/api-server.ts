@@ -19,11 +19,12 @@ import { registerErrorHandling } from './error-handler.ts';
 import { handleClientError, handleFrameworkError, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { registerAdminRoutes } from './routes/admin-routes.ts';
 import { registerParticipantRoutes } from './routes/participant-routes.ts';
+import { type ResearchRouteOptions, registerResearchRoutes } from './routes/research-routes.ts';
 import { registerSystemRoutes } from './routes/system-routes.ts';
 
 export interface ApiServerOptions {
   config: { api: Pick<Config['api'], 'host' | 'token' | 'bodyLimitBytes'> };
-  store: Pick<Store, 'ping' | 'participants'>;
+  store: Pick<Store, 'ping' | 'participants'> & Partial<Pick<Store, 'llmCalls'>>;
   participants: ParticipantService;
   clock: Clock;
   /** Drives `POST /admin/clock`; without it (or with the system clock) the endpoint answers 409. */
@@ -36,6 +37,8 @@ export interface ApiServerOptions {
   httpLogger?: FastifyBaseLogger;
   /** Shown in the OpenAPI document. */
   version?: string;
+  /** Export, bulk import, broadcasts and statistics (research data). */
+  research?: ResearchRouteOptions;
   /** `PROMPTPIPE_INSTANCE_ID`, shown by `/health`. */
   instanceId?: string;
   /** The model's state for `/health` (`llm`): degraded while calls fail or back off; the server stays healthy. */
@@ -69,8 +72,12 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     log,
     version: options.version ?? '0.0.0',
   });
-  registerParticipantRoutes(app, { participants: options.participants });
+  registerParticipantRoutes(app, {
+    participants: options.participants,
+    ...(options.store.llmCalls ? { llmCalls: options.store.llmCalls } : {}),
+  });
   registerAdminRoutes(app, { clock: options.clock, runner: options.runner });
+  if (options.research) registerResearchRoutes(app, options.research);
   for (const routes of options.channelRoutes ?? []) void app.register(routes);
   return app;
 }

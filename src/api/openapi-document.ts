@@ -3,6 +3,7 @@
  * every body and result schema generated from the zod schemas the routes validate with (`schemas.ts`).
  */
 import { z } from 'zod';
+import { researchOpenApiPaths } from '../research/research-openapi.ts';
 import {
   clockBodySchema,
   clockResultSchema,
@@ -261,6 +262,7 @@ export function buildOpenApiDocument(options: { version: string }): JsonObject {
           responses: { '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': {} } } },
         },
       },
+      ...researchOpenApiPaths(),
     },
   };
 }

@@ -118,6 +118,26 @@ export const historyEntrySchema = z.object({
   tool_call_id: z.string().optional(),
   tool_name: z.string().optional(),
   module: z.string().optional(),
+  model: z.string().optional(),
+  llm_call_id: z.number().int().optional(),
+  provenance: z
+    .object({
+      llm_call_id: z.number().int(),
+      purpose: z.string(),
+      model: z.string(),
+      provider_host: z.string(),
+      temperature: z.number().nullable(),
+      prompt_file: z.string().nullable(),
+      prompt_version: z.string().nullable().describe('12 hex characters of SHA-256 of the system prompt text sent'),
+      prompt_tokens: z.number().int().nullable(),
+      completion_tokens: z.number().int().nullable(),
+      total_tokens: z.number().int().nullable(),
+      latency_ms: z.number().int(),
+      outcome: z.string(),
+      created_at: z.string(),
+    })
+    .optional()
+    .describe('The LLM call that produced this assistant entry'),
   outbound_id: z.string().optional().describe('Outbound messages: the id the channel received.'),
   delivery: z
     .object({

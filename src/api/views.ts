@@ -4,6 +4,8 @@
 import type { z } from 'zod';
 import type { Participant } from '../domain/participant.ts';
 import type { HistoryEntry, ParticipantStateView } from '../participants/participant-service.ts';
+import { provenanceJson } from '../research/provenance/provenance-view.ts';
+import type { LlmCall } from '../store/store.ts';
 import type { historyEntrySchema, participantSchema, stateSchema } from './schemas.ts';
 
 export type ParticipantJson = z.infer<typeof participantSchema>;
@@ -28,7 +30,8 @@ export function participantJson(participant: Participant): ParticipantJson {
 }
 
 /** Tool calls in the OpenAI message shape, so a transcript can be replayed against any compatible API. */
-export function historyEntryJson(entry: HistoryEntry): HistoryEntryJson {
+export function historyEntryJson(entry: HistoryEntry, calls?: ReadonlyMap<number, LlmCall>): HistoryEntryJson {
+  const call = entry.llmCallId === undefined ? undefined : calls?.get(entry.llmCallId);
   return {
     id: entry.id,
     role: entry.role,
@@ -46,6 +49,9 @@ export function historyEntryJson(entry: HistoryEntry): HistoryEntryJson {
     ...(entry.toolCallId ? { tool_call_id: entry.toolCallId } : {}),
     ...(entry.toolName ? { tool_name: entry.toolName } : {}),
     ...(entry.module ? { module: entry.module } : {}),
+    ...(entry.model ? { model: entry.model } : {}),
+    ...(entry.llmCallId === undefined ? {} : { llm_call_id: entry.llmCallId }),
+    ...(call ? { provenance: provenanceJson(call) } : {}),
     ...(entry.outboundId ? { outbound_id: entry.outboundId } : {}),
     ...(entry.delivery
       ? {

@@ -66,6 +66,8 @@ export function createOutboxMessenger(options: {
             createdAt: now,
             ...(sendOptions.module ? { module: sendOptions.module } : {}),
             ...(sendOptions.sourceMessageId ? { sourceMessageId: sendOptions.sourceMessageId } : {}),
+            ...(sendOptions.llmCallId === undefined ? {} : { llmCallId: sendOptions.llmCallId }),
+            ...(sendOptions.model ? { model: sendOptions.model } : {}),
           },
         ]);
         if (message.type === 'poll') {

@@ -10,6 +10,8 @@ import { type Config, loadConfig, readEnvironment } from '../config.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
 import { type ApplicationLogger, createApplication, openStore, VERSION } from '../main.ts';
 import { createLogger } from '../observability/log.ts';
+import { type ExportCommandOptions, runExport } from './export-command.ts';
+import { runImport } from './import-command.ts';
 
 /** Where the commands write; replaceable in tests. */
 export interface CliIo {
@@ -194,6 +196,28 @@ export function buildCli(io: CliIo = processIo): Command {
     .description('create or upgrade the database schema (serve also does it on start)')
     .action(() => migrate(io));
 
+  program
+    .command('export')
+    .description(
+      'export the study: one file per table (participants, messages, events, jobs, daily_outcomes) + codebook.md',
+    )
+    .requiredOption('--out <dir>', 'directory to write the files to (created if missing)')
+    .addOption(new Option('--format <format>', 'file format').choices(['csv', 'jsonl']).default('csv'))
+    .option('--participant <id...>', 'only these participants (repeat or list)')
+    .option('--since <date>', 'only data from this date (YYYY-MM-DD, UTC) or ISO 8601 time on')
+    .option('--pseudonymize', 'hash phone numbers with EXPORT_PSEUDONYM_KEY and drop names')
+    .action((options: ExportCommandOptions) => {
+      const config = readConfig();
+      return runExport(options, {
+        config,
+        openStore,
+        log: createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, destination: 'stderr' }),
+        stdout: io.stdout,
+        stderr: io.stderr,
+        version: VERSION,
+      });
+    });
+
   const participants = program.command('participants').description('manage participants');
   participants
     .command('list')
@@ -212,6 +236,28 @@ export function buildCli(io: CliIo = processIo): Command {
     .option('--channel <name>', 'one of the enabled channels (PROMPTPIPE_CHANNEL); default the first')
     .option('--no-greet', 'do not send the greeting')
     .action((options: EnrollOptions) => enrollParticipant(io, options));
+  participants
+    .command('import')
+    .description(
+      'enroll participants from a CSV file (columns: phone_number, name, gender, ethnicity, background, timezone, channel)',
+    )
+    .argument('<file>', 'CSV file, UTF-8, with a header row')
+    .option('--partial', 'enroll the valid rows even when others are invalid')
+    .option('--dry-run', 'validate only; enroll nobody')
+    .action(async (file: string, options: { partial?: boolean; dryRun?: boolean }) => {
+      const config = readConfig();
+      const app = await createApplication({
+        config,
+        log: createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, destination: 'stderr' }),
+      });
+      let failed = false;
+      try {
+        ({ failed } = await runImport(file, options, { imports: app.imports, stdout: io.stdout, stderr: io.stderr }));
+      } finally {
+        await app.stop();
+      }
+      if (failed) io.exit(1);
+    });
 
   return program;
 }

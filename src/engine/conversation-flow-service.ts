@@ -245,7 +245,13 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     await dependencies.messenger.send(
       participant.id,
       { type: 'text', text: loop.content },
-      { kind: 'reply', module, ...link },
+      {
+        kind: 'reply',
+        module,
+        ...link,
+        ...(loop.llmCallId === undefined ? {} : { llmCallId: loop.llmCallId }),
+        ...(loop.model ? { model: loop.model } : {}),
+      },
     );
     const repliedAt = clock.now();
     try {

@@ -11,6 +11,10 @@ export interface SendOptions {
   /** INTAKE / FEEDBACK / scheduler / api. */
   module?: string;
   sourceMessageId?: string;
+  /** The LLM call (provenance record) that produced this message. */
+  llmCallId?: number;
+  /** The model that produced this message. */
+  model?: string;
 }
 
 export interface OutgoingText {

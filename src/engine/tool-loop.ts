@@ -38,6 +38,8 @@ export interface ToolLoopResult {
   toolCalls: ExecutedToolCall[];
   reasoning: string[];
   model: string | undefined;
+  /** The provenance record of the model call that produced `content`, when recorded. */
+  llmCallId?: number;
   error?: string;
 }
 
@@ -79,6 +81,10 @@ function structured(call: TextToolCall): LlmToolCall {
   return { id: call.id, name: call.name, arguments: call.arguments };
 }
 
+function callLink(callId: number | undefined): { llmCallId?: number } {
+  return callId === undefined ? {} : { llmCallId: callId };
+}
+
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   const maxRounds = options.maxRounds ?? MAX_TOOL_ROUNDS;
   const protocol = options.toolProtocol ?? 'native';
@@ -95,6 +101,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         messages: options.buildMessages(loopMessages),
         ...(tools.length > 0 ? { tools } : {}),
         purpose: options.purpose,
+        participantId: options.context.participantId,
       });
     } catch (error) {
       return {
@@ -114,7 +121,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
 
     if (extracted.toolCalls.length > 0) {
       const calls = extracted.toolCalls.map(structured);
-      await options.recorder.assistantToolCalls(extracted.content, calls, response.model);
+      await options.recorder.assistantToolCalls(extracted.content, calls, response.model, response.callId);
       loopMessages.push({ role: 'assistant', content: extracted.content, toolCalls: calls });
       // All calls of one response run, in order: a multi-intent message can save a field and schedule at once.
       for (const textCall of extracted.toolCalls) {
@@ -130,10 +137,20 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         toolCalls.push({ name: call.name, status: result.status });
         loopMessages.push({ role: 'tool', toolCallId: call.id, content: JSON.stringify(result) });
       }
-      if (content) return { content, outcome: 'content', rounds: round, toolCalls, reasoning, model };
+      if (content)
+        return {
+          content,
+          outcome: 'content',
+          rounds: round,
+          toolCalls,
+          reasoning,
+          model,
+          ...callLink(response.callId),
+        };
       continue;
     }
-    if (content) return { content, outcome: 'content', rounds: round, toolCalls, reasoning, model };
+    if (content)
+      return { content, outcome: 'content', rounds: round, toolCalls, reasoning, model, ...callLink(response.callId) };
     return {
       content: FALLBACK_TEXT.emptyResponse,
       outcome: 'empty_response',

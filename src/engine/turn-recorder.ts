@@ -9,7 +9,7 @@ import type { Store } from '../store/store.ts';
 import type { ToolResult } from '../tools/tool.ts';
 
 export interface TurnRecorder {
-  assistantToolCalls(content: string, calls: readonly LlmToolCall[], model: string): Promise<void>;
+  assistantToolCalls(content: string, calls: readonly LlmToolCall[], model: string, llmCallId?: number): Promise<void>;
   toolResult(call: LlmToolCall, result: ToolResult, durationMs: number): Promise<void>;
 }
 
@@ -35,7 +35,7 @@ export function createTurnRecorder(options: {
   const { store, clock, participantId, module, sourceMessageId } = options;
   const link = sourceMessageId ? { sourceMessageId } : {};
   return {
-    async assistantToolCalls(content, calls, model) {
+    async assistantToolCalls(content, calls, model, llmCallId) {
       await store.transcript.append([
         {
           participantId,
@@ -45,6 +45,7 @@ export function createTurnRecorder(options: {
           toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
           module,
           model,
+          ...(llmCallId === undefined ? {} : { llmCallId }),
           createdAt: clock.now(),
           ...link,
         },

@@ -32,6 +32,8 @@ export interface ChatRequest {
   temperature?: number;
   /** Free-form label for logs and metrics: `intake`, `feedback`, `prompt-generator`. */
   purpose?: string;
+  /** The participant whose turn this call serves, for provenance. */
+  participantId?: string;
 }
 
 export interface TokenUsage {
@@ -48,6 +50,8 @@ export interface ChatResponse {
   reasoning?: string;
   usage?: TokenUsage;
   model: string;
+  /** The provenance record (`llm_calls` row) of this call, when one was recorded. */
+  callId?: number;
 }
 
 export interface LlmClient {

@@ -23,6 +23,11 @@ export interface StoreRepositories {
   readonly events: EventRepository;
   readonly jobs: JobRepository;
   readonly inbound: InboundMessageRepository;
+  /** Provenance of every LLM call (research data). */
+  readonly llmCalls: LlmCallRepository;
+  readonly broadcasts: BroadcastRepository;
+  /** Keyset-paged reads of whole tables for exports and statistics (research data). */
+  readonly research: ResearchReadRepository;
   readonly deliveries: DeliveryRepository;
 }
 
@@ -111,6 +116,8 @@ export interface NewTranscriptEntry {
   sourceMessageId?: string;
   /** Outbound delivery id when this entry was sent to the participant. */
   outboundId?: string;
+  /** The `llm_calls` row that produced this entry (assistant replies and tool calls). */
+  llmCallId?: number;
   createdAt: Date;
 }
 
@@ -306,4 +313,79 @@ export interface DeliveryRepository {
   listFor(outboundId: string): Promise<DeliveryRecord[]>;
   /** The outbound message a provider id belongs to: the record that carried it, or undefined. */
   findByProviderId(channel: string, providerMessageId: string): Promise<DeliveryRecord | undefined>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// LLM calls (provenance)
+
+export interface NewLlmCall {
+  participantId?: string;
+  /** `intake`, `feedback`, `prompt-generator`… */
+  purpose: string;
+  model: string;
+  /** The provider base URL's host (`api.openai.com`, `localhost:11434`); never the key. */
+  providerHost: string;
+  temperature?: number;
+  /** The prompt file whose text the system message used (`intake_system.txt`). */
+  promptFile?: string;
+  /** A short hash of the system prompt text actually sent. */
+  promptVersion?: string;
+  promptTokens?: number;
+  completionTokens?: number;
+  totalTokens?: number;
+  latencyMs: number;
+  /** `success` or an error code (`llm_error`, `unavailable`…). */
+  outcome: string;
+  error?: string;
+  createdAt: Date;
+}
+
+export interface LlmCall extends NewLlmCall {
+  id: number;
+}
+
+export interface LlmCallRepository {
+  /** Returns the new row's id. */
+  record(call: NewLlmCall): Promise<number>;
+  getMany(ids: readonly number[]): Promise<LlmCall[]>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Broadcasts
+
+export interface Broadcast {
+  id: string;
+  text: string;
+  filter: Record<string, unknown>;
+  recipients: number;
+  createdAt: Date;
+}
+
+export interface BroadcastRepository {
+  create(broadcast: Broadcast): Promise<void>;
+  get(id: string): Promise<Broadcast | undefined>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Research reads: keyset pages, so an export of a million rows never holds more than one page.
+
+export interface ResearchFilter {
+  /** Only these participants (empty or absent: all). */
+  participantIds?: readonly string[];
+  /** Only rows created at or after this instant. */
+  since?: Date | undefined;
+}
+
+export interface ResearchReadRepository {
+  /** By id, after `afterId` (exclusive). `since` filters on the enrolment time. */
+  participantsPage(filter: ResearchFilter, afterId: string | undefined, limit: number): Promise<Participant[]>;
+  transcriptPage(filter: ResearchFilter, afterId: number | undefined, limit: number): Promise<TranscriptEntry[]>;
+  eventsPage(filter: ResearchFilter, afterId: number | undefined, limit: number): Promise<StoredEvent[]>;
+  /** By id (text order). */
+  jobsPage(filter: ResearchFilter, afterId: string | undefined, limit: number): Promise<Job[]>;
+  llmCallsPage(filter: { since?: Date; until?: Date }, afterId: number | undefined, limit: number): Promise<LlmCall[]>;
+  /** The jobs of `kind` of these participants created within [from, to] (inclusive), e.g. one page's deliveries. */
+  jobsCreatedBetween(kind: string, participantIds: readonly string[], from: Date, to: Date): Promise<Job[]>;
+  /** How many jobs whose dedup key starts with `prefix` are in each status (broadcast progress). */
+  jobStatusCountsByKeyPrefix(prefix: string): Promise<Partial<Record<JobStatus, number>>>;
 }

@@ -7,6 +7,7 @@ import { AppError } from '../../src/domain/errors.ts';
 import type { FlowState } from '../../src/domain/flow-state.ts';
 import type { Participant } from '../../src/domain/participant.ts';
 import type { NewInboundMessage, NewJob, NewTranscriptEntry, Store } from '../../src/store/store.ts';
+import { describeResearchStoreContract } from './research-store-contract.ts';
 
 const BASE_TIME = Date.parse('2025-03-01T08:00:00.000Z');
 
@@ -779,5 +780,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.inbound.lastReceivedAt('participant_2', 'whatsapp')).toBeUndefined();
       });
     });
+
+    describeResearchStoreContract(() => store);
   });
 }

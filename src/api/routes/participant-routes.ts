@@ -4,6 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ParticipantService } from '../../participants/participant-service.ts';
+import { callsById } from '../../research/provenance/provenance-view.ts';
+import type { LlmCallRepository } from '../../store/store.ts';
 import { ok } from '../envelope.ts';
 import {
   deleteQuerySchema,
@@ -27,7 +29,10 @@ function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?
   };
 }
 
-export function registerParticipantRoutes(app: FastifyInstance, options: { participants: ParticipantService }): void {
+export function registerParticipantRoutes(
+  app: FastifyInstance,
+  options: { participants: ParticipantService; llmCalls?: Pick<LlmCallRepository, 'getMany'> },
+): void {
   const { participants } = options;
   const idOf = (params: unknown): string => parseInput(participantIdParamsSchema, params, 'path').id;
 
@@ -74,7 +79,8 @@ export function registerParticipantRoutes(app: FastifyInstance, options: { parti
     const id = idOf(request.params);
     const query = parseInput(historyQuerySchema, request.query, 'query');
     const entries = await participants.history(id, defined(query));
-    return ok(entries.map(historyEntryJson));
+    const calls = options.llmCalls ? await callsById(options.llmCalls, entries) : undefined;
+    return ok(entries.map((entry) => historyEntryJson(entry, calls)));
   });
 
   app.get(`${PARTICIPANTS_PATH}/:id/state`, async (request) =>

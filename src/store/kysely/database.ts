@@ -52,6 +52,8 @@ export interface TranscriptTable {
   model: string | null;
   source_message_id: string | null;
   outbound_id: string | null;
+  /** Migration 003. */
+  llm_call_id: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: TimestampColumn;
 }
 
@@ -106,6 +108,32 @@ export interface StudyClockTable {
   updated_at: TimestampColumn;
 }
 
+export interface LlmCallsTable {
+  id: Generated<number>;
+  participant_id: string | null;
+  purpose: string;
+  model: string;
+  provider_host: string;
+  temperature: number | null;
+  prompt_file: string | null;
+  prompt_version: string | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  latency_ms: number;
+  outcome: string;
+  error: string | null;
+  created_at: TimestampColumn;
+}
+
+export interface BroadcastsTable {
+  id: string;
+  text: string;
+  filter: JsonColumn;
+  recipients: number;
+  created_at: TimestampColumn;
+}
+
 export interface Database {
   participants: ParticipantsTable;
   flow_states: FlowStatesTable;
@@ -113,6 +141,8 @@ export interface Database {
   events: EventsTable;
   jobs: JobsTable;
   inbound_messages: InboundMessagesTable;
+  llm_calls: LlmCallsTable;
+  broadcasts: BroadcastsTable;
   deliveries: DeliveriesTable;
   study_clock: StudyClockTable;
 }

@@ -33,7 +33,7 @@ export function createEventRepository(db: Kysely<Database>): EventRepository {
   };
 }
 
-function toStoredEvent(row: Selectable<EventsTable>): StoredEvent {
+export function toStoredEvent(row: Selectable<EventsTable>): StoredEvent {
   return {
     id: Number(row.id),
     ...optionalField('participantId', row.participant_id),

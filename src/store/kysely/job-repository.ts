@@ -256,7 +256,7 @@ function isClaimable(nowText: string) {
     ]);
 }
 
-function toJob(row: Selectable<JobsTable>): Job {
+export function toJob(row: Selectable<JobsTable>): Job {
   return {
     id: row.id,
     kind: row.kind,

@@ -1,13 +1,16 @@
 import { type Kysely, sql } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { Store, StoreRepositories } from '../store.ts';
+import { createBroadcastRepository } from './broadcast-repository.ts';
 import type { Database } from './database.ts';
 import { createDeliveryRepository } from './delivery-repository.ts';
 import { createEventRepository } from './event-repository.ts';
 import { createFlowStateRepository } from './flow-state-repository.ts';
 import { createInboundMessageRepository } from './inbound-message-repository.ts';
 import { createJobRepository } from './job-repository.ts';
+import { createLlmCallRepository } from './llm-call-repository.ts';
 import { createParticipantRepository } from './participant-repository.ts';
+import { createResearchReadRepository } from './research-read-repository.ts';
 import type { StoreDialect } from './store-dialect.ts';
 import { createTranscriptRepository } from './transcript-repository.ts';
 
@@ -19,6 +22,9 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect):
     transcript: createTranscriptRepository(db),
     events: createEventRepository(db),
     jobs: createJobRepository(db, dialect),
+    llmCalls: createLlmCallRepository(db),
+    broadcasts: createBroadcastRepository(db),
+    research: createResearchReadRepository(db),
     inbound: createInboundMessageRepository(db, dialect),
     deliveries: createDeliveryRepository(db),
   };

@@ -55,11 +55,12 @@ function toTranscriptRow(entry: NewTranscriptEntry): Insertable<TranscriptTable>
     model: entry.model ?? null,
     source_message_id: entry.sourceMessageId ?? null,
     outbound_id: entry.outboundId ?? null,
+    llm_call_id: entry.llmCallId ?? null,
     created_at: toTimestamp(entry.createdAt),
   };
 }
 
-function toTranscriptEntry(row: Selectable<TranscriptTable>): TranscriptEntry {
+export function toTranscriptEntry(row: Selectable<TranscriptTable>): TranscriptEntry {
   return {
     id: Number(row.id),
     participantId: row.participant_id,
@@ -73,6 +74,7 @@ function toTranscriptEntry(row: Selectable<TranscriptTable>): TranscriptEntry {
     ...optionalField('model', row.model),
     ...optionalField('sourceMessageId', row.source_message_id),
     ...optionalField('outboundId', row.outbound_id),
+    ...optionalField('llmCallId', row.llm_call_id === null ? null : Number(row.llm_call_id)),
     createdAt: fromTimestamp(row.created_at),
   };
 }

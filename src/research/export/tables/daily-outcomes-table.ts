@@ -1,0 +1,101 @@
+import { DataKey } from '../../../domain/data-keys.ts';
+import { parseProfile } from '../../../domain/profile.ts';
+import {
+  EXPORT_PAGE_SIZE,
+  type ExportColumn,
+  type ExportContext,
+  type ExportRow,
+  type ExportTable,
+} from '../export-types.ts';
+import { DailyOutcomeCollector, localDateTimeOf } from './daily-outcomes.ts';
+
+const columns: ExportColumn[] = [
+  { name: 'participant_id', type: 'string', description: 'Participant id' },
+  { name: 'local_date', type: 'date', description: "The study day: the prompt's date in the participant's zone" },
+  { name: 'timezone', type: 'string', description: "The participant's IANA zone (UTC when unknown)" },
+  { name: 'prompt_sent_at_utc', type: 'timestamp', description: 'When the daily prompt was sent (UTC)' },
+  { name: 'prompt_sent_at_local', type: 'string', description: 'The same instant, local wall-clock time' },
+  { name: 'prompt_text', type: 'string', description: 'The habit prompt sent' },
+  { name: 'first_reply_at', type: 'timestamp', description: 'First participant message after the prompt (UTC)' },
+  { name: 'reply_latency_seconds', type: 'integer', description: 'Seconds from the prompt to that first message' },
+  {
+    name: 'outcome',
+    type: 'string',
+    description: '"Done" or "Next time" (answer to "Did you do it?" before the next prompt), or "no answer"',
+  },
+  { name: 'reminder_sent', type: 'boolean', description: 'Whether the no-reply reminder was sent that day' },
+  { name: 'reminder_sent_at', type: 'timestamp', description: 'When the reminder was sent (UTC)' },
+  {
+    name: 'intensity_at_prompt',
+    type: 'string',
+    description: 'Intensity (low, normal, high) when the prompt went out',
+  },
+  {
+    name: 'intensity_change',
+    type: 'string',
+    description:
+      'Answer to the intensity poll that day: "low → normal", "kept normal"; empty when not asked or not answered',
+  },
+  { name: 'feedback_barrier', type: 'string', description: 'Barrier recorded in feedback that day (free text)' },
+  { name: 'feedback_tweak', type: 'string', description: 'Tweak recorded in feedback that day (free text)' },
+];
+
+async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
+  const { store, filter } = context;
+  let after: string | undefined;
+  for (;;) {
+    const page = await store.research.participantsPage({ participantIds: filter.participantIds }, after, 100);
+    for (const participant of page) {
+      const collector = new DailyOutcomeCollector();
+      const scoped = { participantIds: [participant.id], ...(filter.since ? { since: filter.since } : {}) };
+      let eventAfter: number | undefined;
+      for (;;) {
+        const events = await store.research.eventsPage(scoped, eventAfter, EXPORT_PAGE_SIZE);
+        for (const event of events) collector.addEvent(event);
+        if (events.length < EXPORT_PAGE_SIZE) break;
+        eventAfter = events.at(-1)?.id;
+      }
+      let entryAfter: number | undefined;
+      for (;;) {
+        const entries = await store.research.transcriptPage(scoped, entryAfter, EXPORT_PAGE_SIZE);
+        for (const entry of entries) collector.addEntry(entry);
+        if (entries.length < EXPORT_PAGE_SIZE) break;
+        entryAfter = entries.at(-1)?.id;
+      }
+      const flow = await store.flowStates.get(participant.id);
+      const initial = parseProfile(flow?.stateData[DataKey.userProfile], participant.updatedAt).intensity;
+      for (const day of collector.outcomes(participant.id, participant.timezone, initial)) {
+        yield {
+          participant_id: day.participantId,
+          local_date: day.localDate,
+          timezone: day.timezone || 'UTC',
+          prompt_sent_at_utc: day.promptSentAt.toISOString(),
+          prompt_sent_at_local: localDateTimeOf(day.promptSentAt, day.timezone),
+          prompt_text: day.promptText,
+          first_reply_at: day.firstReplyAt?.toISOString() ?? null,
+          reply_latency_seconds: day.firstReplyAt
+            ? Math.round((day.firstReplyAt.getTime() - day.promptSentAt.getTime()) / 1000)
+            : null,
+          outcome: day.answer,
+          reminder_sent: day.reminderSentAt !== undefined,
+          reminder_sent_at: day.reminderSentAt?.toISOString() ?? null,
+          intensity_at_prompt: day.intensityAtPrompt,
+          intensity_change: day.intensityChange ?? null,
+          feedback_barrier: day.feedbackBarrier ?? null,
+          feedback_tweak: day.feedbackTweak ?? null,
+        };
+      }
+    }
+    if (page.length < 100) return;
+    after = page.at(-1)?.id;
+  }
+}
+
+export const dailyOutcomesTable: ExportTable = {
+  name: 'daily_outcomes',
+  description:
+    'One row per participant per local study day (from one daily prompt to the next): prompt, first reply and ' +
+    'latency, Done / Next time / no answer, reminder, intensity and its change, feedback given.',
+  columns,
+  rows,
+};

@@ -1,0 +1,49 @@
+import {
+  EXPORT_PAGE_SIZE,
+  type ExportColumn,
+  type ExportContext,
+  type ExportRow,
+  type ExportTable,
+} from '../export-types.ts';
+
+const columns: ExportColumn[] = [
+  { name: 'event_id', type: 'integer', description: 'Event id; increases in recording order' },
+  { name: 'participant_id', type: 'string', description: 'Participant id, empty for study-wide events' },
+  {
+    name: 'type',
+    type: 'string',
+    description:
+      'noun-verb: participant-enrolled, state-changed, tool-called, prompt-sent, poll-answered, ' +
+      'configuration-recorded (start-up configuration and prompt versions), broadcast-created…',
+  },
+  { name: 'created_at', type: 'timestamp', description: 'When it happened (UTC)' },
+  { name: 'source_message_id', type: 'string', description: 'The participant message that caused it, if any' },
+  { name: 'data', type: 'json', description: 'The event details (phone fields hashed with --pseudonymize)' },
+];
+
+async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
+  const { store, filter, pseudonymizer } = context;
+  let after: number | undefined;
+  for (;;) {
+    const page = await store.research.eventsPage(filter, after, EXPORT_PAGE_SIZE);
+    for (const event of page) {
+      yield {
+        event_id: event.id,
+        participant_id: event.participantId ?? null,
+        type: event.type,
+        created_at: event.createdAt.toISOString(),
+        source_message_id: event.sourceMessageId ?? null,
+        data: pseudonymizer ? pseudonymizer.json(event.data) : event.data,
+      };
+    }
+    if (page.length < EXPORT_PAGE_SIZE) return;
+    after = page.at(-1)?.id;
+  }
+}
+
+export const eventsTable: ExportTable = {
+  name: 'events',
+  description: 'The audit log: every state change, tool call, prompt, poll answer and start-up configuration.',
+  columns,
+  rows,
+};

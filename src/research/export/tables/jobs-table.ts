@@ -1,0 +1,74 @@
+import {
+  EXPORT_PAGE_SIZE,
+  type ExportColumn,
+  type ExportContext,
+  type ExportRow,
+  type ExportTable,
+} from '../export-types.ts';
+
+const FINISHED = new Set(['completed', 'failed']);
+
+const columns: ExportColumn[] = [
+  { name: 'job_id', type: 'string', description: 'Job id' },
+  {
+    name: 'kind',
+    type: 'string',
+    description: 'daily_prompt, deliver_message, daily_prompt_reminder, broadcast_message, …',
+  },
+  { name: 'participant_id', type: 'string', description: 'Participant id, empty for study-wide jobs' },
+  { name: 'status', type: 'string', description: 'pending, running, completed, failed or cancelled' },
+  { name: 'run_at', type: 'timestamp', description: 'When the job was due (UTC)' },
+  { name: 'attempts', type: 'integer', description: 'Attempts made' },
+  { name: 'max_attempts', type: 'integer', description: 'Attempts allowed' },
+  {
+    name: 'outcome',
+    type: 'string',
+    description: 'completed, failed: <last error>, cancelled, or pending/running while not finished',
+  },
+  { name: 'last_error', type: 'string', description: 'Error of the last failed attempt' },
+  {
+    name: 'lateness_ms',
+    type: 'integer',
+    description: 'Finished jobs: milliseconds from run_at to when the job finished (updated_at); empty otherwise',
+  },
+  { name: 'dedup_key', type: 'string', description: 'The key naming "the" pending job of its kind' },
+  { name: 'created_at', type: 'timestamp', description: 'When it was enqueued (UTC)' },
+  { name: 'updated_at', type: 'timestamp', description: 'Last change (UTC): for finished jobs, the finish time' },
+  { name: 'payload', type: 'json', description: 'The job input (phone fields hashed with --pseudonymize)' },
+];
+
+async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
+  const { store, filter, pseudonymizer } = context;
+  let after: string | undefined;
+  for (;;) {
+    const page = await store.research.jobsPage(filter, after, EXPORT_PAGE_SIZE);
+    for (const job of page) {
+      const finished = FINISHED.has(job.status);
+      yield {
+        job_id: job.id,
+        kind: job.kind,
+        participant_id: job.participantId ?? null,
+        status: job.status,
+        run_at: job.runAt.toISOString(),
+        attempts: job.attempts,
+        max_attempts: job.maxAttempts,
+        outcome: job.status === 'failed' ? `failed: ${job.lastError ?? ''}` : job.status,
+        last_error: job.lastError ?? null,
+        lateness_ms: finished ? Math.max(0, job.updatedAt.getTime() - job.runAt.getTime()) : null,
+        dedup_key: job.dedupKey ?? null,
+        created_at: job.createdAt.toISOString(),
+        updated_at: job.updatedAt.toISOString(),
+        payload: pseudonymizer ? pseudonymizer.json(job.payload) : job.payload,
+      };
+    }
+    if (page.length < EXPORT_PAGE_SIZE) return;
+    after = page.at(-1)?.id;
+  }
+}
+
+export const jobsTable: ExportTable = {
+  name: 'jobs',
+  description: 'Every durable job (prompts, reminders, deliveries, broadcasts) with its outcome and lateness.',
+  columns,
+  rows,
+};
