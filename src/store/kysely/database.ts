@@ -96,6 +96,13 @@ export interface InboundMessagesTable {
   last_error: string | null;
 }
 
+export interface WebChatTokensTable {
+  token: string;
+  participant_id: string;
+  created_at: TimestampColumn;
+  revoked_at: NullableTimestampColumn;
+}
+
 export interface Database {
   participants: ParticipantsTable;
   flow_states: FlowStatesTable;
@@ -103,4 +110,5 @@ export interface Database {
   events: EventsTable;
   jobs: JobsTable;
   inbound_messages: InboundMessagesTable;
+  web_chat_tokens: WebChatTokensTable;
 }

@@ -7,8 +7,10 @@ import { createFlowStateRepository } from './flow-state-repository.ts';
 import { createInboundMessageRepository } from './inbound-message-repository.ts';
 import { createJobRepository } from './job-repository.ts';
 import { createParticipantRepository } from './participant-repository.ts';
+import { createRosterRepository } from './roster-repository.ts';
 import type { StoreDialect } from './store-dialect.ts';
 import { createTranscriptRepository } from './transcript-repository.ts';
+import { createWebChatTokenRepository } from './web-chat-token-repository.ts';
 
 /** The repositories bound to `db`, which is either the whole database or one open transaction. */
 export function createRepositories(db: Kysely<Database>, dialect: StoreDialect): StoreRepositories {
@@ -19,6 +21,8 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect):
     events: createEventRepository(db),
     jobs: createJobRepository(db, dialect),
     inbound: createInboundMessageRepository(db),
+    webChatTokens: createWebChatTokenRepository(db),
+    roster: createRosterRepository(db, dialect),
   };
 }
 

@@ -99,7 +99,7 @@ function toParticipantRow(participant: Participant): Insertable<ParticipantsTabl
   };
 }
 
-function toParticipant(row: Selectable<ParticipantsTable>): Participant {
+export function toParticipant(row: Selectable<ParticipantsTable>): Participant {
   return {
     id: row.id,
     phoneNumber: row.phone_number,
