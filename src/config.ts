@@ -44,7 +44,7 @@ export interface Config {
     missedPromptGraceMs: number;
   };
   channel: {
-    kind: 'webhook' | 'console';
+    kind: 'webhook' | 'console' | 'webchat';
     webhookUrl: string | undefined;
     webhookSecret: string | undefined;
   };
@@ -206,7 +206,7 @@ export function loadConfig(env: Environment): Config {
       missedPromptGraceMs: read.duration('MISSED_PROMPT_GRACE', '60m'),
     },
     channel: {
-      kind: read.oneOf('PROMPTPIPE_CHANNEL', ['webhook', 'console'] as const, 'webhook'),
+      kind: read.oneOf('PROMPTPIPE_CHANNEL', ['webhook', 'console', 'webchat'] as const, 'webhook'),
       webhookUrl,
       webhookSecret: read.string('PROMPTPIPE_WEBHOOK_SECRET'),
     },

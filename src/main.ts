@@ -19,6 +19,7 @@ import { createConsoleChannel } from './channels/console/console-channel.ts';
 import { createDeliveryHandler, DELIVER_MESSAGE_JOB } from './channels/delivery-handler.ts';
 import { createInboundService, type InboundService } from './channels/inbound-service.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
+import { createWebChatChannel, WEB_CHAT_CHANNEL } from './channels/web-chat/web-chat-channel.ts';
 import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
 import type { Config } from './config.ts';
@@ -55,6 +56,10 @@ import { createSaveUserProfileTool } from './tools/save-user-profile-tool.ts';
 import { createSchedulerTool } from './tools/scheduler-tool.ts';
 import { createToolRegistry } from './tools/tool-registry.ts';
 import { createTransitionStateTool } from './tools/transition-state-tool.ts';
+import { createChatRoutes } from './web/chat-routes.ts';
+import { createDashboardRoutes } from './web/dashboard-routes.ts';
+import { createLiveTranscripts } from './web/live-transcript.ts';
+import { createWebChatLinks } from './web/web-chat-links.ts';
 
 /** How long a webhook gateway may take to accept one outbound message. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -136,6 +141,10 @@ function createConfiguredChannel(config: Config, log: Log): Channel {
   if (config.channel.kind === 'console') {
     log.warn({}, 'console channel: coach messages are printed on stdout; talk to the coach with `promptpipe chat`');
     return createConsoleChannel({ output: process.stdout });
+  }
+  if (config.channel.kind === 'webchat') {
+    log.info({}, 'webchat channel: each participant talks to the coach at /chat/<token> (link on the dashboard)');
+    return createWebChatChannel();
   }
   const { webhookUrl, webhookSecret } = config.channel;
   if (webhookUrl) {
@@ -272,6 +281,26 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     httpLogger: log,
     version: VERSION,
   });
+
+  // The dashboard always; the participant chat pages when the web-chat channel is on.
+  const chatLinks = channel.name === WEB_CHAT_CHANNEL ? createWebChatLinks({ store, clock }) : undefined;
+  void server.register(
+    createDashboardRoutes({
+      apiToken: config.api.token,
+      store,
+      participants,
+      clock,
+      runner,
+      channelName: channel.name,
+      chatLinks,
+      live: createLiveTranscripts,
+    }),
+  );
+  if (chatLinks) {
+    void server.register(
+      createChatRoutes({ store, participants, inbound, links: chatLinks, live: createLiveTranscripts }),
+    );
+  }
 
   let stopping: Promise<void> | undefined;
   let listening = false;
