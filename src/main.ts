@@ -268,8 +268,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     metrics,
     autoEnroll: config.conversation.autoEnrollNewUsers,
   });
+  // The private web-chat links, when that channel is on (the dashboard shows them; enrolment returns `chat_url`).
+  const chatLinks = channel.name === WEB_CHAT_CHANNEL ? createWebChatLinks({ store, clock }) : undefined;
   const server = createApiServer({
     config,
+    chatPathFor: chatLinks?.pathFor,
     store,
     participants,
     clock,
@@ -283,7 +286,6 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
 
   // The dashboard always; the participant chat pages when the web-chat channel is on.
-  const chatLinks = channel.name === WEB_CHAT_CHANNEL ? createWebChatLinks({ store, clock }) : undefined;
   void server.register(
     createDashboardRoutes({
       apiToken: config.api.token,

@@ -33,6 +33,8 @@ export interface ApiServerOptions {
   log: Log;
   /** Fastify's request logger; without it Fastify logs nothing (errors still reach `log`). */
   httpLogger?: FastifyBaseLogger;
+  /** With the web-chat channel: each participant's private chat path (`chat_url` in the participant JSON). */
+  chatPathFor?: ((participantId: string) => Promise<string>) | undefined;
   /** Shown in the OpenAPI document. */
   version?: string;
 }
@@ -62,7 +64,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     log,
     version: options.version ?? '0.0.0',
   });
-  registerParticipantRoutes(app, { participants: options.participants });
+  registerParticipantRoutes(app, { participants: options.participants, chatPathFor: options.chatPathFor });
   registerAdminRoutes(app, { clock: options.clock, runner: options.runner });
   for (const routes of options.channelRoutes ?? []) void app.register(routes);
   return app;

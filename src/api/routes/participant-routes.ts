@@ -3,6 +3,7 @@
  * views and actions on their conversation. Thin: validate, call the participant service, shape the JSON.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Participant } from '../../domain/participant.ts';
 import type { ParticipantService } from '../../participants/participant-service.ts';
 import { ok } from '../envelope.ts';
 import {
@@ -27,15 +28,26 @@ function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?
   };
 }
 
-export function registerParticipantRoutes(app: FastifyInstance, options: { participants: ParticipantService }): void {
+export function registerParticipantRoutes(
+  app: FastifyInstance,
+  options: {
+    participants: ParticipantService;
+    /** With the web-chat channel: the participant's private chat path, returned as `chat_url`. */
+    chatPathFor?: ((participantId: string) => Promise<string>) | undefined;
+  },
+): void {
   const { participants } = options;
+  const withChatUrl = async (participant: Participant) => {
+    const json = participantJson(participant);
+    return options.chatPathFor ? { ...json, chat_url: await options.chatPathFor(participant.id) } : json;
+  };
   const idOf = (params: unknown): string => parseInput(participantIdParamsSchema, params, 'path').id;
 
   app.post(PARTICIPANTS_PATH, async (request, reply) => {
     const body = parseInput(enrollmentBodySchema, request.body, 'request body');
     const { phone_number: phoneNumber, ...details } = body;
     const participant = await participants.enroll({ phoneNumber, ...defined(details) }, { source: 'api' });
-    return reply.code(201).send(ok(participantJson(participant), 'Conversation participant enrolled successfully'));
+    return reply.code(201).send(ok(await withChatUrl(participant), 'Conversation participant enrolled successfully'));
   });
 
   app.get(PARTICIPANTS_PATH, async (request) => {
@@ -45,7 +57,7 @@ export function registerParticipantRoutes(app: FastifyInstance, options: { parti
   });
 
   app.get(`${PARTICIPANTS_PATH}/:id`, async (request) =>
-    ok(participantJson(await participants.get(idOf(request.params)))),
+    ok(await withChatUrl(await participants.get(idOf(request.params)))),
   );
 
   app.put(`${PARTICIPANTS_PATH}/:id`, async (request) => {
