@@ -3,6 +3,7 @@
  * a frozen, typed configuration. Every setting is documented in README.md and `.env.example`.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { parse as parseDotenv } from 'dotenv';
 import { parseDuration } from './domain/duration.ts';
 import { AppError } from './domain/errors.ts';
@@ -14,6 +15,8 @@ export interface Config {
     databaseUrl: string | undefined;
     /** SQLite `synchronous`: `full` (default) survives power loss; `normal` survives a process crash only. */
     sqliteSynchronous: 'full' | 'normal';
+    /** `DATABASE_POOL_SIZE`: pooled PostgreSQL connections of this instance (plus one for coordination). */
+    poolSize: number;
   };
   llm: {
     apiKey: string | undefined;
@@ -44,14 +47,38 @@ export interface Config {
     missedPromptGraceMs: number;
   };
   channel: {
-    kind: 'webhook' | 'console' | 'webchat';
+    /** The enabled channels, in `PROMPTPIPE_CHANNEL` order. */
+    enabled: readonly ChannelName[];
+    /** The default channel: the first enabled one. */
+    kind: ChannelName;
     webhookUrl: string | undefined;
     webhookSecret: string | undefined;
+    /** Upper-case messages that withdraw a participant (`OPT_OUT_KEYWORDS`). */
+    optOutKeywords: readonly string[];
+    /** Upper-case messages that bring an opted-out participant back. */
+    optInKeywords: readonly string[];
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Several instances on one PostgreSQL (docs/deployment.md). */
+  cluster: {
+    /** `PROMPTPIPE_INSTANCE_ID`: names this process in /health, logs and job leases. Default hostname-pid. */
+    instanceId: string;
+    /** `PROMPTPIPE_JOB_LEASE`: how long a claimed job belongs to its instance before another may take it over. */
+    jobLeaseMs: number;
+    /** `PROMPTPIPE_RECOVERY_INTERVAL`: how often unprocessed inbound messages left by a dead instance are looked for. */
+    recoveryIntervalMs: number;
+  };
 }
 
 export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** The channels this build can run, by `PROMPTPIPE_CHANNEL` name. */
+export const CHANNEL_NAMES = ['webhook', 'console', 'webchat'] as const;
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+/** The usual carrier opt-out words; a message that is exactly one of them (any case, spaces ignored) opts out. */
+export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'] as const;
+export const DEFAULT_OPT_IN_KEYWORDS = ['START'] as const;
 
 /** process.env over the optional `.env` file of the working directory (the real environment wins). */
 export function readEnvironment(envFile = '.env'): Environment {
@@ -102,6 +129,37 @@ class ConfigReader {
     return parsed;
   }
 
+  /** A comma-separated list of names from `allowed`, without repeats; at least one. */
+  channelList<T extends string>(name: string, allowed: readonly T[], fallback: T): T[] {
+    const value = this.string(name);
+    if (value === undefined) return [fallback];
+    const names = value
+      .split(',')
+      .map((part) => part.trim().toLowerCase())
+      .filter((part) => part !== '');
+    const unknown = names.filter((part) => !(allowed as readonly string[]).includes(part));
+    if (unknown.length > 0 || names.length === 0) {
+      this.problems.push(
+        `${name} must be a comma-separated list of ${allowed.join(', ')} (got "${value}"${unknown.length > 0 ? `; unknown: ${unknown.join(', ')}` : ''})`,
+      );
+      return [fallback];
+    }
+    if (new Set(names).size !== names.length) this.problems.push(`${name} lists a channel twice (got "${value}")`);
+    return [...new Set(names)] as T[];
+  }
+
+  /** A comma-separated list of words, compared case-insensitively (stored upper-case). */
+  keywords(name: string, fallback: readonly string[]): string[] {
+    const value = this.string(name);
+    if (value === undefined) return [...fallback];
+    const words = value
+      .split(',')
+      .map((word) => word.replace(/\s+/g, '').toUpperCase())
+      .filter((word) => word !== '');
+    if (words.length === 0) this.problems.push(`${name} must list at least one word (got "${value}")`);
+    return words;
+  }
+
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
     const value = this.string(name)?.toLowerCase();
     if (value === undefined) return fallback;
@@ -136,6 +194,7 @@ export function loadConfig(env: Environment): Config {
   if (webhookUrl && !URL.canParse(webhookUrl)) {
     read.problems.push(`PROMPTPIPE_WEBHOOK_URL must be a URL (got "${webhookUrl}")`);
   }
+  const channels = read.channelList('PROMPTPIPE_CHANNEL', CHANNEL_NAMES, 'webhook');
   const defaultCountry = (read.string('DEFAULT_COUNTRY') ?? 'US').toUpperCase();
   if (!/^[A-Z]{2}$/.test(defaultCountry)) {
     read.problems.push(`DEFAULT_COUNTRY must be a two-letter country code (got "${defaultCountry}")`);
@@ -157,6 +216,7 @@ export function loadConfig(env: Environment): Config {
       stateDir: read.string('PROMPTPIPE_STATE_DIR') ?? './data',
       databaseUrl: read.string('DATABASE_URL'),
       sqliteSynchronous: read.oneOf('SQLITE_SYNCHRONOUS', ['full', 'normal'] as const, 'full'),
+      poolSize: read.number('DATABASE_POOL_SIZE', 10, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
     },
     llm: {
       apiKey: read.string('OPENAI_API_KEY'),
@@ -206,12 +266,26 @@ export function loadConfig(env: Environment): Config {
       missedPromptGraceMs: read.duration('MISSED_PROMPT_GRACE', '60m'),
     },
     channel: {
-      kind: read.oneOf('PROMPTPIPE_CHANNEL', ['webhook', 'console', 'webchat'] as const, 'webhook'),
+      enabled: channels,
+      kind: channels[0] ?? 'webhook',
       webhookUrl,
       webhookSecret: read.string('PROMPTPIPE_WEBHOOK_SECRET'),
+      optOutKeywords: read.keywords('OPT_OUT_KEYWORDS', DEFAULT_OPT_OUT_KEYWORDS),
+      optInKeywords: read.keywords('OPT_IN_KEYWORDS', DEFAULT_OPT_IN_KEYWORDS),
+    },
+    cluster: {
+      instanceId: read.string('PROMPTPIPE_INSTANCE_ID') ?? `${hostname()}-${process.pid}`,
+      jobLeaseMs: read.duration('PROMPTPIPE_JOB_LEASE', '10m'),
+      recoveryIntervalMs: read.duration('PROMPTPIPE_RECOVERY_INTERVAL', '30s'),
     },
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   };
+  for (const [name, value] of [
+    ['PROMPTPIPE_JOB_LEASE', config.cluster.jobLeaseMs],
+    ['PROMPTPIPE_RECOVERY_INTERVAL', config.cluster.recoveryIntervalMs],
+  ] as const) {
+    if (value <= 0) read.problems.push(`${name} must be a positive duration such as 30s or 10m`);
+  }
   if (read.problems.length > 0) {
     throw new AppError('invalid_input', `Invalid configuration:\n  - ${read.problems.join('\n  - ')}`, {
       details: read.problems,

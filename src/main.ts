@@ -15,15 +15,19 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import { createApiServer } from './api/api-server.ts';
 import type { Channel } from './channels/channel.ts';
+import { type ChannelRegistry, createChannelRegistry } from './channels/channel-registry.ts';
 import { createConsoleChannel } from './channels/console/console-channel.ts';
 import { createDeliveryHandler, DELIVER_MESSAGE_JOB } from './channels/delivery-handler.ts';
+import { createDeliveryReceipts } from './channels/delivery-receipts.ts';
 import { createInboundService, type InboundService } from './channels/inbound-service.ts';
+import { createOptOutHandler } from './channels/opt-out.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
 import { createWebChatChannel, WEB_CHAT_CHANNEL } from './channels/web-chat/web-chat-channel.ts';
 import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
 import type { Config } from './config.ts';
 import { ConversationState } from './domain/conversation-state.ts';
+import { errorMessage } from './domain/errors.ts';
 import { type NewId, randomId } from './domain/ids.ts';
 import type { ConversationFlow } from './engine/conversation-flow.ts';
 import { createConversationFlow } from './engine/conversation-flow-service.ts';
@@ -41,15 +45,18 @@ import { withEventMetrics } from './observability/event-metrics-store.ts';
 import type { Log } from './observability/log.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createParticipantService, type ParticipantService } from './participants/participant-service.ts';
-import { type Clock, createManualClock, systemClock } from './scheduling/clock.ts';
+import { type Clock, createManualClock, isManualClock, systemClock } from './scheduling/clock.ts';
 import { createDailyPromptHandler } from './scheduling/daily-prompt-handler.ts';
 import { DAILY_PROMPT_JOB } from './scheduling/daily-prompt-jobs.ts';
 import type { JobRunner } from './scheduling/job-runner.ts';
 import { createJobRunner } from './scheduling/job-runner-service.ts';
+import { createSharedManualClock } from './scheduling/shared-manual-clock.ts';
 import { registerTimers } from './scheduling/timers/index.ts';
 import { createInProcessLock } from './store/participant-lock.ts';
+import { type ClusterCoordinator, createClusterCoordinator } from './store/postgres/postgres-coordinator.ts';
 import { createPostgresStore } from './store/postgres/postgres-store.ts';
 import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
+import { acquireStateDirLock } from './store/sqlite/state-dir-lock.ts';
 import type { Store } from './store/store.ts';
 import { createGenerateHabitPromptTool } from './tools/generate-habit-prompt-tool.ts';
 import { createSaveUserProfileTool } from './tools/save-user-profile-tool.ts';
@@ -72,7 +79,7 @@ export type ApplicationLogger = Log & FastifyBaseLogger;
 export interface ApplicationOptions {
   config: Config;
   log: ApplicationLogger;
-  /** Replaces the channel chosen by `PROMPTPIPE_CHANNEL` (the console chat passes its own). */
+  /** Replaces the channels chosen by `PROMPTPIPE_CHANNEL` with this one (the console chat passes its own). */
   channel?: Channel;
   /** Replaces the store the configuration names (tests). */
   store?: Store;
@@ -84,7 +91,9 @@ export interface Application {
   readonly store: Store;
   readonly clock: Clock;
   readonly metrics: Metrics;
+  /** The default channel. */
   readonly channel: Channel;
+  readonly channels: ChannelRegistry;
   readonly llm: LlmClient;
   readonly flow: ConversationFlow;
   readonly participants: ParticipantService;
@@ -101,19 +110,66 @@ export interface Application {
 /** SQLite at `$PROMPTPIPE_STATE_DIR/promptpipe.db`, or PostgreSQL when `DATABASE_URL` is set; migrated on open. */
 export async function openStore(config: Config, log: Log): Promise<Store> {
   if (config.storage.databaseUrl) {
-    const store = await createPostgresStore({ connectionString: config.storage.databaseUrl });
+    const store = await createPostgresStore({
+      connectionString: config.storage.databaseUrl,
+      maxConnections: config.storage.poolSize,
+    });
     log.info({ database: 'postgres' }, 'database: PostgreSQL (DATABASE_URL), migrations applied');
     return store;
   }
   mkdirSync(config.storage.stateDir, { recursive: true });
   const filename = join(config.storage.stateDir, 'promptpipe.db');
+  // SQLite is single-process: a second process on this state directory is refused here, naming the holder's pid.
+  const stateDirLock = acquireStateDirLock(config.storage.stateDir);
+  let store: Store;
+  try {
+    store = await createSqliteStore({ filename, synchronous: config.storage.sqliteSynchronous });
+  } catch (error) {
+    stateDirLock.release();
+    throw error;
+  }
   const synchronous = config.storage.sqliteSynchronous;
-  const store = await createSqliteStore({ filename, synchronous });
   log.info({ database: 'sqlite', filename, synchronous }, `database: SQLite at ${filename}, migrations applied`);
   if (synchronous === 'normal') {
     log.warn({}, 'SQLITE_SYNCHRONOUS=normal: a power loss may lose the last committed messages (a crash does not)');
   }
-  return store;
+  const close = store.close;
+  return Object.assign(store, {
+    async close() {
+      try {
+        await close();
+      } finally {
+        stateDirLock.release();
+      }
+    },
+  });
+}
+
+/** The cluster coordinator on PostgreSQL (unless the store was injected); undefined on SQLite (one process). */
+async function openCoordinator(
+  config: Config,
+  log: Log,
+  store: Store,
+  injectedStore: boolean,
+): Promise<ClusterCoordinator | undefined> {
+  const { databaseUrl } = config.storage;
+  if (!databaseUrl || injectedStore || store.dialect !== 'postgres') return undefined;
+  const coordinator = await createClusterCoordinator({
+    connectionString: databaseUrl,
+    instanceId: config.cluster.instanceId,
+    onLost: (error) => {
+      // The advisory locks went with the connection while turns may still run under them: stop at once and let
+      // the other instances (or this one, restarted) take the work over. Crash-only is the safe answer here.
+      log.error(
+        { error: errorMessage(error), instanceId: config.cluster.instanceId },
+        'lost the coordination connection to PostgreSQL (participant locks gone); exiting',
+      );
+      process.exit(1);
+    },
+    onError: (message, error) => log.error({ error: errorMessage(error) }, message),
+  });
+  log.info({ instanceId: config.cluster.instanceId, owner: coordinator.owner }, 'cluster coordination: PostgreSQL');
+  return coordinator;
 }
 
 function createLlm(config: Config, log: Log): LlmClient {
@@ -137,15 +193,22 @@ function createLlm(config: Config, log: Log): LlmClient {
   });
 }
 
-function createConfiguredChannel(config: Config, log: Log): Channel {
-  if (config.channel.kind === 'console') {
-    log.warn({}, 'console channel: coach messages are printed on stdout; talk to the coach with `promptpipe chat`');
-    return createConsoleChannel({ output: process.stdout });
-  }
-  if (config.channel.kind === 'webchat') {
-    log.info({}, 'webchat channel: each participant talks to the coach at /chat/<token> (link on the dashboard)');
-    return createWebChatChannel();
-  }
+/** One adapter per enabled channel, in `PROMPTPIPE_CHANNEL` order (the first is the default). */
+function createConfiguredChannels(config: Config, log: Log): Channel[] {
+  return config.channel.enabled.map((name) => {
+    if (name === 'console') {
+      log.warn({}, 'console channel: coach messages are printed on stdout; talk to the coach with `promptpipe chat`');
+      return createConsoleChannel({ output: process.stdout });
+    }
+    if (name === 'webchat') {
+      log.info({}, 'webchat channel: each participant talks to the coach at /chat/<token> (link on the dashboard)');
+      return createWebChatChannel();
+    }
+    return createConfiguredWebhookChannel(config, log);
+  });
+}
+
+function createConfiguredWebhookChannel(config: Config, log: Log): Channel {
   const { webhookUrl, webhookSecret } = config.channel;
   if (webhookUrl) {
     log.info({ url: webhookUrl, signed: Boolean(webhookSecret) }, `webhook channel: delivering to ${webhookUrl}`);
@@ -174,14 +237,29 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const rawStore = options.store ?? (await openStore(config, log));
   const metrics = createMetrics({ jobs: rawStore.jobs, collectProcessMetrics: true });
   const store = withEventMetrics(rawStore, metrics);
-  const lock = createInProcessLock();
+  // Several instances on one PostgreSQL: the participant lock, instance liveness, wake-ups and the manual clock go
+  // through one dedicated connection (see postgres-coordinator.ts and docs/deployment.md).
+  const coordinator = await openCoordinator(config, log, rawStore, options.store !== undefined);
+  const lock = coordinator?.lock ?? createInProcessLock();
   const runner = createJobRunner({
     store,
     clock,
     lock,
     log,
+    owner: coordinator?.owner ?? `${config.cluster.instanceId}#${newId('runner')}`,
+    leaseMs: config.cluster.jobLeaseMs,
     onJobRun: (job, report) => metrics.recordJobLateness(job.kind, report.lateMs / 1000),
   });
+  coordinator?.onNotification('jobs', () => runner.notify());
+  const sharedClock =
+    coordinator && isManualClock(clock)
+      ? createSharedManualClock({
+          clock,
+          coordinator,
+          runner,
+          onError: (error) => log.error({ error: errorMessage(error) }, 'following the shared manual clock failed'),
+        })
+      : undefined;
   const notifyRunner = (): void => runner.notify();
   const messenger = createOutboxMessenger({ store, clock, newId, onEnqueued: notifyRunner });
 
@@ -241,10 +319,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     }),
   );
 
-  const channel = options.channel ?? createConfiguredChannel(config, log);
+  const channels = createChannelRegistry(options.channel ? [options.channel] : createConfiguredChannels(config, log));
+  const channel = channels.defaultChannel;
+  const receipts = createDeliveryReceipts({ store, clock, metrics, log });
   // Under the participant's lock: the lock is FIFO, so a prompt and its polls reach the gateway in the order they were
   // sent, never overlapping (a slow gateway must not see "Did you do it?" before the prompt).
-  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channel, metrics, log }));
+  // Ordered: across instances too, one participant's deliveries are claimed one at a time in enqueue order.
+  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channels, metrics, log, receipts }), { ordered: true });
 
   const participants = createParticipantService({
     store,
@@ -255,6 +336,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     newId,
     log,
     defaultCountry: config.conversation.defaultCountry,
+    channelNames: channels.names,
     prepTimeMinutes: config.scheduling.prepTimeMinutes,
     onJobEnqueued: notifyRunner,
   });
@@ -267,22 +349,38 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log,
     metrics,
     autoEnroll: config.conversation.autoEnrollNewUsers,
+    optOut: createOptOutHandler({
+      store,
+      clock,
+      participants,
+      messenger,
+      channels,
+      keywords: { optOut: config.channel.optOutKeywords, optIn: config.channel.optInKeywords },
+      log,
+    }),
+    lock,
   });
   // The private web-chat links, when that channel is on (the dashboard shows them; enrolment returns `chat_url`).
-  const chatLinks = channel.name === WEB_CHAT_CHANNEL ? createWebChatLinks({ store, clock }) : undefined;
+  const chatLinks = channels.get(WEB_CHAT_CHANNEL) ? createWebChatLinks({ store, clock }) : undefined;
+  const chatPathFor = chatLinks
+    ? async (participant: { id: string; channel: string }) =>
+        (participant.channel || channel.name) === WEB_CHAT_CHANNEL ? chatLinks.pathFor(participant.id) : undefined
+    : undefined;
   const server = createApiServer({
     config,
-    chatPathFor: chatLinks?.pathFor,
+    chatPathFor,
     store,
     participants,
     clock,
-    runner,
-    channelRoutes:
-      channel.name === 'webhook' ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })] : [],
+    runner: sharedClock ? { advanceTo: sharedClock.advanceTo } : runner,
+    channelRoutes: channels.get('webhook')
+      ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })]
+      : [],
     metrics,
     log,
     httpLogger: log,
     version: VERSION,
+    instanceId: config.cluster.instanceId,
   });
 
   // The dashboard always; the participant chat pages when the web-chat channel is on.
@@ -293,7 +391,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       participants,
       clock,
       runner,
-      channelName: channel.name,
+      channelNames: channels.names,
       chatLinks,
       live: createLiveTranscripts,
     }),
@@ -312,6 +410,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     clock,
     metrics,
     channel,
+    channels,
     llm,
     flow,
     participants,
@@ -319,8 +418,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     runner,
     server,
     async start(startOptions = {}) {
-      await channel.start?.();
+      for (const enabled of channels.all()) await enabled.start?.();
+      await sharedClock?.start();
       await inbound.recoverUnprocessed();
+      inbound.startRecoveryLoop?.(config.cluster.recoveryIntervalMs);
       runner.start();
       if (startOptions.listen) {
         await server.listen({ host: config.api.host, port: config.api.port });
@@ -333,8 +434,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         if (listening) await server.close();
         await inbound.stop();
         await runner.stop();
-        await channel.stop?.();
+        for (const enabled of channels.all()) await enabled.stop?.();
         if (!listening) await server.close();
+        await coordinator?.close();
         await store.close();
         log.info({}, 'stopped');
       })();

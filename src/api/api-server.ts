@@ -7,6 +7,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.ts';
+import type { Participant } from '../domain/participant.ts';
 import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
@@ -34,9 +35,11 @@ export interface ApiServerOptions {
   /** Fastify's request logger; without it Fastify logs nothing (errors still reach `log`). */
   httpLogger?: FastifyBaseLogger;
   /** With the web-chat channel: each participant's private chat path (`chat_url` in the participant JSON). */
-  chatPathFor?: ((participantId: string) => Promise<string>) | undefined;
+  chatPathFor?: ((participant: Participant) => Promise<string | undefined>) | undefined;
   /** Shown in the OpenAPI document. */
   version?: string;
+  /** `PROMPTPIPE_INSTANCE_ID`, shown by `/health`. */
+  instanceId?: string;
 }
 
 export function createApiServer(options: ApiServerOptions): FastifyInstance {
@@ -58,6 +61,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   });
 
   registerSystemRoutes(app, {
+    ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
     store: options.store,
     clock: options.clock,
     metrics: options.metrics,

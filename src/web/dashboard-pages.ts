@@ -13,7 +13,8 @@ export interface PageContext {
   /** Shows the sign-out button. */
   signedIn: boolean;
   clock: { now: Date; manual: boolean };
-  channel: string;
+  /** The enabled channels, the default first. */
+  channels: readonly string[];
   flash?: string;
 }
 
@@ -78,6 +79,7 @@ export interface RosterQuery {
   status: string;
   subState: string;
   idle: string;
+  channel: string;
   page: number;
 }
 
@@ -92,14 +94,14 @@ export function participantsPage(
     const counts = profileCounts(row.userProfile);
     const participant = row.participant;
     return html`<tr><td><a href="/dashboard/participants/${participant.id}">${participant.name || participant.id}</a><br><small>${participant.phoneNumber}</small></td>
-<td>${participant.status}${row.idle ? ' · idle' : ''}</td><td>${row.conversationState ?? '—'}</td><td>${context.channel}</td>
+<td>${participant.status}${row.idle ? ' · idle' : ''}</td><td>${row.conversationState ?? '—'}</td><td>${participant.channel || context.channels[0]}</td>
 <td>${localTime(row.nextPromptAt, participant.timezone)}</td>
 <td>${row.lastMessage ? html`<span class="clip">${row.lastMessage.content}</span><br><small>${row.lastMessage.at.toISOString().slice(0, 16).replace('T', ' ')} UTC</small>` : '—'}</td>
 <td>${row.promptsSent} / ${row.pollsAnswered} / <span class="success-count">${counts.success}</span></td></tr>`;
   });
   const pages = Math.max(1, Math.ceil(result.total / result.pageSize));
   const link = (page: number) =>
-    `/dashboard?${new URLSearchParams({ search: query.search, status: query.status, sub_state: query.subState, idle: query.idle, page: String(page) })}`;
+    `/dashboard?${new URLSearchParams({ search: query.search, status: query.status, sub_state: query.subState, idle: query.idle, channel: query.channel, page: String(page) })}`;
   return layout(
     'Participants',
     context,
@@ -108,6 +110,7 @@ export function participantsPage(
 <label>Status <select name="status">${option('', 'any', query.status)}${PARTICIPANT_STATUSES.map((status) => option(status, status, query.status))}</select></label>
 <label>Sub-state <select name="sub_state">${option('', 'any', query.subState)}${SUB_STATES.map((state) => option(state, state, query.subState))}</select></label>
 <label>Idle <select name="idle">${option('', 'any', query.idle)}${option('yes', 'idle', query.idle)}${option('no', 'not idle', query.idle)}</select></label>
+<label>Channel <select name="channel">${option('', 'any', query.channel)}${context.channels.map((channel) => option(channel, channel, query.channel))}</select></label>
 <button type="submit">Filter</button></form>
 <p>${result.total} participant(s)</p>
 <div class="table-wrap"><table><thead><tr><th scope="col">Participant</th><th scope="col">Status</th><th scope="col">Sub-state</th><th scope="col">Channel</th><th scope="col">Next prompt (local)</th><th scope="col">Last message</th><th scope="col">Sent / answered / done</th></tr></thead>
@@ -138,7 +141,7 @@ export function participantPage(
     context,
     html`<section class="grid">
 <div class="card"><h2>Participant</h2><dl>
-<dt>Phone</dt><dd>${participant.phoneNumber}</dd><dt>Status</dt><dd id="participant-status">${participant.status}</dd>
+<dt>Phone</dt><dd>${participant.phoneNumber}</dd><dt>Channel</dt><dd>${participant.channel || context.channels[0]}</dd><dt>Status</dt><dd id="participant-status">${participant.status}</dd>
 <dt>Sub-state</dt><dd id="sub-state">${state.conversationState}</dd><dt>Time zone</dt><dd>${participant.timezone || '—'}</dd>
 <dt>Success count</dt><dd id="success-count">${profile?.success_count ?? 0}</dd><dt>Prompts sent</dt><dd>${profile?.total_prompts ?? 0}</dd>
 ${data.chatPath ? html`<dt>Web chat link</dt><dd><a id="chat-link" href="${data.chatPath}">${data.chatPath}</a> ${action('chat-link', 'Revoke and issue a new link')}</dd>` : ''}
@@ -181,6 +184,7 @@ export function enrollPage(context: PageContext, error?: string): string {
 <label for="name">Name</label><input id="name" name="name">
 <label for="timezone">Time zone (IANA)</label><input id="timezone" name="timezone" placeholder="America/Toronto">
 <label for="background">Background</label><input id="background" name="background">
+<label for="channel">Channel</label><select id="channel" name="channel">${context.channels.map((channel) => html`<option value="${channel}">${channel}</option>`)}</select>
 <button type="submit">Enroll</button></form>
 <form method="post" action="/dashboard/enroll/csv" class="card">${csrfField(context)}
 <h2>Enroll many (CSV)</h2><p>Header line: <code>phone_number,name,timezone,background</code>.</p>

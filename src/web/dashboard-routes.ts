@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { DELIVER_MESSAGE_JOB } from '../channels/delivery-handler.ts';
+import { WEB_CHAT_CHANNEL } from '../channels/web-chat/web-chat-channel.ts';
 import { ConversationState } from '../domain/conversation-state.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
@@ -39,7 +40,8 @@ export interface DashboardOptions {
   participants: ParticipantService;
   clock: Clock;
   runner: Pick<JobRunner, 'advanceTo'> | undefined;
-  channelName: string;
+  /** The enabled channels, the default first. */
+  channelNames: readonly string[];
   /** Present when the web-chat channel is enabled. */
   chatLinks: WebChatLinks | undefined;
   live: (app: FastifyInstance) => LiveTranscripts;
@@ -74,7 +76,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
         csrfToken: session.csrfToken,
         signedIn: sessions.protected,
         clock: { now: clock.now(), manual: isManualClock(clock) },
-        channel: options.channelName,
+        channels: options.channelNames,
         ...(flash ? { flash } : {}),
       };
     }
@@ -170,6 +172,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
           ? (query.sub_state as string)
           : '',
         idle: query.idle === 'yes' || query.idle === 'no' ? query.idle : '',
+        channel: options.channelNames.includes(query.channel ?? '') ? (query.channel as string) : '',
         page: Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1),
       };
       const result = await store.roster.page({
@@ -179,6 +182,9 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
         ...(roster.status ? { status: roster.status as ParticipantStatus } : {}),
         ...(roster.subState ? { subState: roster.subState } : {}),
         ...(roster.idle ? { idle: roster.idle === 'yes' } : {}),
+        ...(roster.channel
+          ? { channel: { name: roster.channel, isDefault: roster.channel === options.channelNames[0] } }
+          : {}),
       });
       return sendPage(reply, participantsPage(page, roster, { ...result, pageSize: PAGE_SIZE }));
     });
@@ -195,7 +201,8 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
         store.jobs.listPending({ participantId: id, kind: DELIVER_MESSAGE_JOB }),
       ]);
       const sending = new Set(pending.map((job) => String((job.payload.message as { id?: string } | undefined)?.id)));
-      const chatPath = options.chatLinks ? await options.chatLinks.pathFor(id) : undefined;
+      const onWebChat = (participant.channel || options.channelNames[0]) === WEB_CHAT_CHANNEL;
+      const chatPath = options.chatLinks && onWebChat ? await options.chatLinks.pathFor(id) : undefined;
       return sendPage(
         reply,
         participantPage(page, {

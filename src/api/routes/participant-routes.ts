@@ -33,13 +33,14 @@ export function registerParticipantRoutes(
   options: {
     participants: ParticipantService;
     /** With the web-chat channel: the participant's private chat path, returned as `chat_url`. */
-    chatPathFor?: ((participantId: string) => Promise<string>) | undefined;
+    chatPathFor?: ((participant: Participant) => Promise<string | undefined>) | undefined;
   },
 ): void {
   const { participants } = options;
   const withChatUrl = async (participant: Participant) => {
     const json = participantJson(participant);
-    return options.chatPathFor ? { ...json, chat_url: await options.chatPathFor(participant.id) } : json;
+    const chatUrl = await options.chatPathFor?.(participant);
+    return chatUrl === undefined ? json : { ...json, chat_url: chatUrl };
   };
   const idOf = (params: unknown): string => parseInput(participantIdParamsSchema, params, 'path').id;
 

@@ -23,6 +23,7 @@ export interface ParticipantsTable {
   ethnicity: string;
   background: string;
   timezone: string;
+  channel: Generated<string>;
   status: string;
   enrolled_at: TimestampColumn;
   created_at: TimestampColumn;
@@ -94,6 +95,15 @@ export interface InboundMessagesTable {
   received_at: TimestampColumn;
   processed_at: NullableTimestampColumn;
   last_error: string | null;
+  /** Migration 005: the global arrival order (identity on PostgreSQL, max + 1 on SQLite). */
+  arrival_order: Generated<number>;
+}
+
+/** Migration 005: the shared manual clock (`PROMPTPIPE_CLOCK=manual` on PostgreSQL): one row, name `manual`. */
+export interface StudyClockTable {
+  name: string;
+  now: TimestampColumn;
+  updated_at: TimestampColumn;
 }
 
 export interface WebChatTokensTable {
@@ -111,4 +121,18 @@ export interface Database {
   jobs: JobsTable;
   inbound_messages: InboundMessagesTable;
   web_chat_tokens: WebChatTokensTable;
+  deliveries: DeliveriesTable;
+  study_clock: StudyClockTable;
+}
+
+export interface DeliveriesTable {
+  id: Generated<number>;
+  outbound_id: string;
+  participant_id: string | null;
+  channel: string;
+  provider_message_id: string | null;
+  status: string;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: TimestampColumn;
 }

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { Store, StoreRepositories } from '../store.ts';
 import type { Database } from './database.ts';
+import { createDeliveryRepository } from './delivery-repository.ts';
 import { createEventRepository } from './event-repository.ts';
 import { createFlowStateRepository } from './flow-state-repository.ts';
 import { createInboundMessageRepository } from './inbound-message-repository.ts';
@@ -20,7 +21,8 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect):
     transcript: createTranscriptRepository(db),
     events: createEventRepository(db),
     jobs: createJobRepository(db, dialect),
-    inbound: createInboundMessageRepository(db),
+    inbound: createInboundMessageRepository(db, dialect),
+    deliveries: createDeliveryRepository(db),
     webChatTokens: createWebChatTokenRepository(db),
     roster: createRosterRepository(db, dialect),
   };

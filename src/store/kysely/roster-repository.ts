@@ -36,6 +36,10 @@ export function createRosterRepository(db: Kysely<Database>, dialect: StoreDiale
           ? query.where(dataKey('conversationState'), 'is', null)
           : query.where(dataKey('conversationState'), '=', filter.subState);
     }
+    if (filter.channel !== undefined) {
+      const channels = filter.channel.isDefault ? [filter.channel.name, ''] : [filter.channel.name];
+      query = query.where('participants.channel', 'in', channels);
+    }
     if (filter.idle !== undefined) {
       const engagement = sql<string>`coalesce(${dataKey('engagementState')}, ${sql.lit(EngagementState.ACTIVE)})`;
       query = query.where(engagement, filter.idle ? '=' : '<>', EngagementState.IDLE);

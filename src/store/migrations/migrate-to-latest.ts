@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import * as initial from './001-initial.ts';
+import * as channels from './002-channels.ts';
+import * as scaleOut from './005-scale-out.ts';
 import * as webChat from './008-webchat.ts';
 import * as jobIndexes from './010-job-indexes.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
@@ -12,6 +14,8 @@ import type { SchemaDialect } from './schema-dialect.ts';
 function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
   return {
     '001-initial': { up: (db) => initial.up(db, dialect) },
+    '002-channels': { up: (db) => channels.up(db, dialect) },
+    '005-scale-out': { up: (db) => scaleOut.up(db, dialect) },
     '008-webchat': { up: (db) => webChat.up(db, dialect) },
     '010-job-indexes': { up: (db) => jobIndexes.up(db) },
   };
