@@ -124,9 +124,9 @@ export function participantPage(
   data: {
     participant: Participant;
     state: ParticipantStateView;
-    transcript: TranscriptEntry[];
+    /** With each outbound entry's latest delivery receipt. */
+    transcript: (TranscriptEntry & { delivery?: { status: string } })[];
     events: StoredEvent[];
-    sendingOutboundIds: ReadonlySet<string>;
     chatPath: string | undefined;
   },
 ): string {
@@ -158,7 +158,7 @@ ${action('status', 'Pause', html`<input type="hidden" name="status" value="pause
 ${action('status', 'Complete', html`<input type="hidden" name="status" value="completed">`)}${action('status', 'Withdraw', html`<input type="hidden" name="status" value="withdrawn">`)}
 <a class="button danger" href="/dashboard/participants/${id}/delete">Delete…</a></div></section>
 <section class="card"><h2>Conversation</h2><ol id="transcript" class="chat" data-live="/dashboard/participants/${id}/live?after=${lastId}" aria-live="polite">
-${data.transcript.map((entry) => dashboardEntry(entry, { sending: data.sendingOutboundIds }))}</ol></section>
+${data.transcript.map((entry) => dashboardEntry(entry))}</ol></section>
 <section class="card"><h2>Recent events</h2><ul>${data.events.map((event) => html`<li><code>${event.type}</code> ${event.createdAt.toISOString()} <small>${JSON.stringify(event.data).slice(0, 200)}</small></li>`)}</ul></section>`,
   );
 }

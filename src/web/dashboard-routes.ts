@@ -4,7 +4,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { DELIVER_MESSAGE_JOB } from '../channels/delivery-handler.ts';
 import { WEB_CHAT_CHANNEL } from '../channels/web-chat/web-chat-channel.ts';
 import { ConversationState } from '../domain/conversation-state.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
@@ -194,13 +193,11 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       if (!page) return reply;
       const { id } = request.params as { id: string };
       const participant = await participants.get(id);
-      const [state, transcript, events, pending] = await Promise.all([
+      const [state, transcript, events] = await Promise.all([
         participants.state(id),
-        store.transcript.list(id, { limit: 200 }),
+        participants.history(id, { limit: 200 }),
         store.events.list({ participantId: id }),
-        store.jobs.listPending({ participantId: id, kind: DELIVER_MESSAGE_JOB }),
       ]);
-      const sending = new Set(pending.map((job) => String((job.payload.message as { id?: string } | undefined)?.id)));
       const onWebChat = (participant.channel || options.channelNames[0]) === WEB_CHAT_CHANNEL;
       const chatPath = options.chatLinks && onWebChat ? await options.chatLinks.pathFor(id) : undefined;
       return sendPage(
@@ -210,7 +207,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
           state,
           transcript,
           events: events.slice(-30).reverse(),
-          sendingOutboundIds: sending,
+
           chatPath,
         }),
       );
@@ -224,7 +221,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
         afterId: after,
         list: async (afterId) =>
           (await store.transcript.list(id, { limit: 200 })).filter((entry) => entry.id > afterId),
-        render: (entry) => dashboardEntry(entry, { sending: new Set() }).value,
+        render: (entry) => dashboardEntry(entry).value,
       });
     });
 

@@ -21,7 +21,8 @@ function pollOf(entry: TranscriptEntry) {
   return entry.kind === 'poll' && entry.outboundId ? parseRecordedPoll(entry.outboundId, entry.content) : undefined;
 }
 
-export function dashboardEntry(entry: TranscriptEntry, options: { sending: ReadonlySet<string> }): SafeHtml {
+/** The latest delivery receipt of an outbound entry (`sent`, `delivered`, `failed`…); none yet: `queued`. */
+export function dashboardEntry(entry: TranscriptEntry & { delivery?: { status: string } }): SafeHtml {
   const where = side(entry);
   if (entry.kind === 'tool_call' || entry.kind === 'tool_result' || entry.kind === 'debug') {
     const calls = (entry.toolCalls ?? []).map((call) => html`<pre>${call.name}(${call.arguments})</pre>`);
@@ -35,7 +36,7 @@ export function dashboardEntry(entry: TranscriptEntry, options: { sending: Reado
   }
   const poll = pollOf(entry);
   const delivery = entry.outboundId
-    ? html`<span class="delivery">${options.sending.has(entry.outboundId) ? 'sending' : 'sent'}</span>`
+    ? html`<span class="delivery delivery-${entry.delivery?.status ?? 'queued'}">${entry.delivery?.status ?? 'queued'}</span>`
     : '';
   const body = poll
     ? html`<p>${poll.question}</p><ul class="poll-options">${poll.options.map((option) => html`<li>${option}</li>`)}</ul>`

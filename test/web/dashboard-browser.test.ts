@@ -135,6 +135,10 @@ describe.skipIf(!availability.run)('dashboard and web chat in Chromium', () => {
       expect(await chatList().locator('details').count()).toBe(0);
       await dashboard.reload();
       await expect.poll(() => dashboard.locator('#sub-state').textContent()).toBe('FEEDBACK');
+      // The delivery receipt of each outbound message: the greeting was handed to the web chat.
+      await expect
+        .poll(() => transcript().locator('.entry', { hasText: COACH.greeting }).locator('.delivery').textContent())
+        .toBe('sent');
       await shoot(dashboard, 'participant');
     },
     STEP_TIMEOUT,
