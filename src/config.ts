@@ -103,7 +103,7 @@ export interface Config {
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** The channels this build can run, by `PROMPTPIPE_CHANNEL` name. */
-export const CHANNEL_NAMES = ['webhook', 'console', 'whatsapp-cloud', 'twilio'] as const;
+export const CHANNEL_NAMES = ['webhook', 'console', 'whatsapp-cloud', 'twilio', 'webchat'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
 /** WhatsApp Cloud API settings (`WHATSAPP_CLOUD_*`). */

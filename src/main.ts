@@ -24,6 +24,7 @@ import { createOptOutHandler } from './channels/opt-out.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
 import { createTwilioChannel } from './channels/twilio/twilio-channel.ts';
 import { createTwilioRoutes } from './channels/twilio/twilio-webhook-route.ts';
+import { createWebChatChannel, WEB_CHAT_CHANNEL } from './channels/web-chat/web-chat-channel.ts';
 import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
 import { createWhatsAppCloudChannel } from './channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
@@ -77,6 +78,10 @@ import { createSaveUserProfileTool } from './tools/save-user-profile-tool.ts';
 import { createSchedulerTool } from './tools/scheduler-tool.ts';
 import { createToolRegistry } from './tools/tool-registry.ts';
 import { createTransitionStateTool } from './tools/transition-state-tool.ts';
+import { createChatRoutes } from './web/chat-routes.ts';
+import { createDashboardRoutes } from './web/dashboard-routes.ts';
+import { createLiveTranscripts } from './web/live-transcript.ts';
+import { createWebChatLinks } from './web/web-chat-links.ts';
 
 /** How long a webhook gateway may take to accept one outbound message. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -225,6 +230,10 @@ function createConfiguredChannels(config: Config, log: Log, store: Store, clock:
     if (name === 'console') {
       log.warn({}, 'console channel: coach messages are printed on stdout; talk to the coach with `promptpipe chat`');
       return createConsoleChannel({ output: process.stdout });
+    }
+    if (name === 'webchat') {
+      log.info({}, 'webchat channel: each participant talks to the coach at /chat/<token> (link on the dashboard)');
+      return createWebChatChannel();
     }
     return createConfiguredWebhookChannel(config, log);
   });
@@ -440,8 +449,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
   // Without the participant lock: the flow takes it itself, and the inbound pipeline keeps arrival order.
   runner.register(LLM_OUTAGE_RETRY_JOB, (job) => inbound.retryHeld(job), { lock: false });
+  // The private web-chat links, when that channel is on (the dashboard shows them; enrolment returns `chat_url`).
+  const chatLinks = channels.get(WEB_CHAT_CHANNEL) ? createWebChatLinks({ store, clock }) : undefined;
+  const chatPathFor = chatLinks
+    ? async (participant: { id: string; channel: string }) =>
+        (participant.channel || channel.name) === WEB_CHAT_CHANNEL ? chatLinks.pathFor(participant.id) : undefined
+    : undefined;
   const server = createApiServer({
     config,
+    chatPathFor,
     store,
     participants,
     clock,
@@ -469,6 +485,25 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     },
     instanceId: config.cluster.instanceId,
   });
+
+  // The dashboard always; the participant chat pages when the web-chat channel is on.
+  void server.register(
+    createDashboardRoutes({
+      apiToken: config.api.token,
+      store,
+      participants,
+      clock,
+      runner,
+      channelNames: channels.names,
+      chatLinks,
+      live: createLiveTranscripts,
+    }),
+  );
+  if (chatLinks) {
+    void server.register(
+      createChatRoutes({ store, participants, inbound, links: chatLinks, live: createLiveTranscripts }),
+    );
+  }
 
   let stopping: Promise<void> | undefined;
   let listening = false;

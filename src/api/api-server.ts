@@ -7,6 +7,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.ts';
+import type { Participant } from '../domain/participant.ts';
 import type { LlmHealth } from '../llm/circuit-breaker-llm.ts';
 import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -35,6 +36,8 @@ export interface ApiServerOptions {
   log: Log;
   /** Fastify's request logger; without it Fastify logs nothing (errors still reach `log`). */
   httpLogger?: FastifyBaseLogger;
+  /** With the web-chat channel: each participant's private chat path (`chat_url` in the participant JSON). */
+  chatPathFor?: ((participant: Participant) => Promise<string | undefined>) | undefined;
   /** Shown in the OpenAPI document. */
   version?: string;
   /** Export, bulk import, broadcasts and statistics (research data). */
@@ -75,6 +78,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   registerParticipantRoutes(app, {
     participants: options.participants,
     ...(options.store.llmCalls ? { llmCalls: options.store.llmCalls } : {}),
+    chatPathFor: options.chatPathFor,
   });
   registerAdminRoutes(app, { clock: options.clock, runner: options.runner });
   if (options.research) registerResearchRoutes(app, options.research);

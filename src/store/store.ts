@@ -29,6 +29,8 @@ export interface StoreRepositories {
   /** Keyset-paged reads of whole tables for exports and statistics (research data). */
   readonly research: ResearchReadRepository;
   readonly deliveries: DeliveryRepository;
+  readonly webChatTokens: WebChatTokenRepository;
+  readonly roster: RosterRepository;
 }
 
 export interface Store extends StoreRepositories {
@@ -388,4 +390,59 @@ export interface ResearchReadRepository {
   jobsCreatedBetween(kind: string, participantIds: readonly string[], from: Date, to: Date): Promise<Job[]>;
   /** How many jobs whose dedup key starts with `prefix` are in each status (broadcast progress). */
   jobStatusCountsByKeyPrefix(prefix: string): Promise<Partial<Record<JobStatus, number>>>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Web-chat tokens (the private `/chat/<token>` links)
+
+export interface WebChatToken {
+  token: string;
+  participantId: string;
+  createdAt: Date;
+  revokedAt: Date | undefined;
+}
+
+export interface WebChatTokenRepository {
+  /** Revokes the participant's active tokens and stores `token` as the active one, in one transaction. */
+  issue(participantId: string, token: string, now: Date): Promise<WebChatToken>;
+  /** The participant's token that is not revoked, if any. */
+  getActive(participantId: string): Promise<WebChatToken | undefined>;
+  /** The token row, revoked or not (the caller checks `revokedAt`). */
+  find(token: string): Promise<WebChatToken | undefined>;
+  /** Revokes every active token of the participant; returns how many. */
+  revokeAll(participantId: string, now: Date): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Roster: the dashboard's participants table, one SQL query per page (fast with 10,000 participants)
+
+export interface RosterFilter {
+  /** Matches name or phone number (case-insensitive substring). */
+  search?: string;
+  status?: ParticipantStatus;
+  /** `INTAKE`, `FEEDBACK`, … (the `conversationState` data key; `NONE` for participants without it). */
+  subState?: string;
+  /** true: only idle participants; false: only not idle. */
+  idle?: boolean;
+  /** The participant's channel; the default channel also matches participants whose channel is empty. */
+  channel?: { name: string; isDefault: boolean };
+  limit: number;
+  offset: number;
+}
+
+export interface RosterRow {
+  participant: Participant;
+  conversationState: string | undefined;
+  idle: boolean;
+  /** The raw `userProfile` data key (JSON), if any. */
+  userProfile: string | undefined;
+  nextPromptAt: Date | undefined;
+  lastMessage: { content: string; kind: TranscriptKind; at: Date } | undefined;
+  promptsSent: number;
+  pollsAnswered: number;
+}
+
+export interface RosterRepository {
+  /** One page, ordered by enrolment (newest first), and the total matching the filter. */
+  page(filter: RosterFilter): Promise<{ rows: RosterRow[]; total: number }>;
 }

@@ -3,6 +3,7 @@
  * views and actions on their conversation. Thin: validate, call the participant service, shape the JSON.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Participant } from '../../domain/participant.ts';
 import type { ParticipantService } from '../../participants/participant-service.ts';
 import { callsById } from '../../research/provenance/provenance-view.ts';
 import type { LlmCallRepository } from '../../store/store.ts';
@@ -31,16 +32,26 @@ function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?
 
 export function registerParticipantRoutes(
   app: FastifyInstance,
-  options: { participants: ParticipantService; llmCalls?: Pick<LlmCallRepository, 'getMany'> },
+  options: {
+    participants: ParticipantService;
+    llmCalls?: Pick<LlmCallRepository, 'getMany'>;
+    /** With the web-chat channel: the participant's private chat path, returned as `chat_url`. */
+    chatPathFor?: ((participant: Participant) => Promise<string | undefined>) | undefined;
+  },
 ): void {
   const { participants } = options;
+  const withChatUrl = async (participant: Participant) => {
+    const json = participantJson(participant);
+    const chatUrl = await options.chatPathFor?.(participant);
+    return chatUrl === undefined ? json : { ...json, chat_url: chatUrl };
+  };
   const idOf = (params: unknown): string => parseInput(participantIdParamsSchema, params, 'path').id;
 
   app.post(PARTICIPANTS_PATH, async (request, reply) => {
     const body = parseInput(enrollmentBodySchema, request.body, 'request body');
     const { phone_number: phoneNumber, ...details } = body;
     const participant = await participants.enroll({ phoneNumber, ...defined(details) }, { source: 'api' });
-    return reply.code(201).send(ok(participantJson(participant), 'Conversation participant enrolled successfully'));
+    return reply.code(201).send(ok(await withChatUrl(participant), 'Conversation participant enrolled successfully'));
   });
 
   app.get(PARTICIPANTS_PATH, async (request) => {
@@ -50,7 +61,7 @@ export function registerParticipantRoutes(
   });
 
   app.get(`${PARTICIPANTS_PATH}/:id`, async (request) =>
-    ok(participantJson(await participants.get(idOf(request.params)))),
+    ok(await withChatUrl(await participants.get(idOf(request.params)))),
   );
 
   app.put(`${PARTICIPANTS_PATH}/:id`, async (request) => {

@@ -134,6 +134,13 @@ export interface BroadcastsTable {
   created_at: TimestampColumn;
 }
 
+export interface WebChatTokensTable {
+  token: string;
+  participant_id: string;
+  created_at: TimestampColumn;
+  revoked_at: NullableTimestampColumn;
+}
+
 export interface Database {
   participants: ParticipantsTable;
   flow_states: FlowStatesTable;
@@ -143,6 +150,7 @@ export interface Database {
   inbound_messages: InboundMessagesTable;
   llm_calls: LlmCallsTable;
   broadcasts: BroadcastsTable;
+  web_chat_tokens: WebChatTokensTable;
   deliveries: DeliveriesTable;
   study_clock: StudyClockTable;
 }

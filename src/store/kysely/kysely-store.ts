@@ -11,8 +11,10 @@ import { createJobRepository } from './job-repository.ts';
 import { createLlmCallRepository } from './llm-call-repository.ts';
 import { createParticipantRepository } from './participant-repository.ts';
 import { createResearchReadRepository } from './research-read-repository.ts';
+import { createRosterRepository } from './roster-repository.ts';
 import type { StoreDialect } from './store-dialect.ts';
 import { createTranscriptRepository } from './transcript-repository.ts';
+import { createWebChatTokenRepository } from './web-chat-token-repository.ts';
 
 /** The repositories bound to `db`, which is either the whole database or one open transaction. */
 export function createRepositories(db: Kysely<Database>, dialect: StoreDialect): StoreRepositories {
@@ -27,6 +29,8 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect):
     research: createResearchReadRepository(db),
     inbound: createInboundMessageRepository(db, dialect),
     deliveries: createDeliveryRepository(db),
+    webChatTokens: createWebChatTokenRepository(db),
+    roster: createRosterRepository(db, dialect),
   };
 }
 

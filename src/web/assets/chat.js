@@ -1,0 +1,54 @@
+// The participant's web chat: live messages over server-sent events, sending as JSON, poll buttons.
+(() => {
+  const list = document.getElementById('chat');
+  const form = document.getElementById('chat-form');
+  const input = document.getElementById('chat-input');
+  const seen = new Set([...list.querySelectorAll('[data-entry-id]')].map((node) => node.dataset.entryId));
+  const scroll = () => window.scrollTo(0, document.body.scrollHeight);
+
+  const source = new EventSource(list.dataset.live);
+  source.addEventListener('message', (event) => {
+    const holder = document.createElement('template');
+    holder.innerHTML = event.data;
+    const item = holder.content.firstElementChild;
+    if (!item || seen.has(item.dataset.entryId)) return;
+    seen.add(item.dataset.entryId);
+    list.append(item);
+    scroll();
+  });
+
+  async function send(body) {
+    const response = await fetch(list.dataset.send, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) alert('Your message could not be sent. Please try again.');
+    return response.ok;
+  }
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
+    input.disabled = true;
+    if (await send({ text })) input.value = '';
+    input.disabled = false;
+    input.focus();
+  });
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  list.addEventListener('click', async (event) => {
+    const button = event.target.closest('button.poll-option');
+    if (!button) return;
+    const group = button.parentElement;
+    for (const other of group.querySelectorAll('button')) other.disabled = true;
+    button.setAttribute('aria-pressed', 'true');
+    await send({ poll_id: button.dataset.pollId, option: button.dataset.option });
+  });
+  scroll();
+})();

@@ -1,0 +1,22 @@
+// Dashboard: live transcript over server-sent events; CSV file → textarea; delete confirmation is its own page.
+(() => {
+  const transcript = document.getElementById('transcript');
+  if (transcript) {
+    const seen = new Set([...transcript.querySelectorAll('[data-entry-id]')].map((node) => node.dataset.entryId));
+    const source = new EventSource(transcript.dataset.live);
+    source.addEventListener('message', (event) => {
+      const holder = document.createElement('template');
+      holder.innerHTML = event.data;
+      const item = holder.content.firstElementChild;
+      if (!item || seen.has(item.dataset.entryId)) return;
+      seen.add(item.dataset.entryId);
+      transcript.append(item);
+    });
+  }
+  for (const picker of document.querySelectorAll('input[type=file][data-fills]')) {
+    picker.addEventListener('change', async () => {
+      const file = picker.files?.[0];
+      if (file) document.getElementById(picker.dataset.fills).value = await file.text();
+    });
+  }
+})();

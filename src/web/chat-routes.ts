@@ -1,0 +1,102 @@
+/**
+ * The participant's web chat: `/chat/<token>`. The token is the only credential (no cookie, no session): every route
+ * resolves it to ONE participant and reads or writes only that participant's conversation. An unknown or revoked
+ * token gets the same 404 page, so the page never tells whether a token existed.
+ */
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { InboundService } from '../channels/inbound-service.ts';
+import { WEB_CHAT_CHANNEL } from '../channels/web-chat/web-chat-channel.ts';
+import { AppError } from '../domain/errors.ts';
+import type { ParticipantService } from '../participants/participant-service.ts';
+import type { Store } from '../store/store.ts';
+import { html } from './html.ts';
+import type { LiveTranscripts } from './live-transcript.ts';
+import { chatEntry } from './transcript-view.ts';
+import type { WebChatLinks } from './web-chat-links.ts';
+
+const MAX_MESSAGE_LENGTH = 4000;
+
+export interface ChatRoutesOptions {
+  store: Pick<Store, 'transcript'>;
+  participants: Pick<ParticipantService, 'get'>;
+  inbound: Pick<InboundService, 'receive'>;
+  links: WebChatLinks;
+  live: (app: FastifyInstance) => LiveTranscripts;
+}
+
+function notFound(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(404)
+    .header('content-type', 'text/html; charset=utf-8')
+    .send(
+      '<!doctype html><html lang="en"><title>Link not valid</title><p>This chat link is not valid (any more). Ask the study team for a new one.</p></html>',
+    );
+}
+
+export function createChatRoutes(options: ChatRoutesOptions): FastifyPluginAsync {
+  const { store, participants, inbound, links } = options;
+  return async (app) => {
+    const live = options.live(app);
+    const publicRoute = { config: { public: true } };
+
+    app.get('/chat/:token', publicRoute, async (request, reply) => {
+      const { token } = request.params as { token: string };
+      const participantId = await links.resolve(token);
+      if (!participantId) return notFound(reply);
+      const participant = await participants.get(participantId);
+      const transcript = await store.transcript.list(participantId, { limit: 200 });
+      const lastId = transcript.at(-1)?.id ?? 0;
+      const page = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">
+<title>Your coach</title><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>
+<body class="chat-page"><main><h1>Hi${participant.name ? ` ${participant.name}` : ''}! Chat with your coach</h1>
+<ol id="chat" class="chat" aria-live="polite" data-live="/chat/${token}/live?after=${lastId}" data-send="/chat/${token}/messages">${transcript.map((entry) => chatEntry(entry))}</ol>
+<form id="chat-form"><label for="chat-input">Your message</label><textarea id="chat-input" name="text" rows="2" required maxlength="${MAX_MESSAGE_LENGTH}"></textarea><button type="submit">Send</button></form>
+</main><script src="/dashboard/assets/chat.js" defer></script></body></html>`;
+      return reply
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .send(page.value);
+    });
+
+    app.get('/chat/:token/live', publicRoute, async (request, reply) => {
+      const { token } = request.params as { token: string };
+      const participantId = await links.resolve(token);
+      if (!participantId) return notFound(reply);
+      const after = Number((request.query as { after?: string }).after ?? 0) || 0;
+      live.stream(reply, {
+        afterId: after,
+        list: async (afterId) =>
+          (await store.transcript.list(participantId, { limit: 200 })).filter((entry) => entry.id > afterId),
+        render: (entry) => chatEntry(entry)?.value ?? '',
+      });
+    });
+
+    // JSON from the page's script; a cross-site form cannot send application/json without a CORS preflight.
+    app.post('/chat/:token/messages', publicRoute, async (request, reply) => {
+      const { token } = request.params as { token: string };
+      const participantId = await links.resolve(token);
+      if (!participantId) throw new AppError('not_found', 'this chat link is not valid');
+      if (!request.headers['content-type']?.startsWith('application/json')) {
+        throw new AppError('invalid_input', 'send JSON: {"text": "…"} or {"poll_id": "…", "option": "…"}');
+      }
+      const body = (request.body ?? {}) as { text?: unknown; poll_id?: unknown; option?: unknown };
+      const participant = await participants.get(participantId);
+      const option = typeof body.option === 'string' ? body.option.trim() : '';
+      const text = typeof body.text === 'string' ? body.text.trim() : option;
+      if (!text || text.length > MAX_MESSAGE_LENGTH) {
+        throw new AppError('invalid_input', `a message needs text (1 to ${MAX_MESSAGE_LENGTH} characters)`);
+      }
+      const receipt = await inbound.receive({
+        channel: WEB_CHAT_CHANNEL,
+        from: participant.phoneNumber,
+        text,
+        ...(option
+          ? { pollAnswer: { ...(typeof body.poll_id === 'string' ? { pollId: body.poll_id } : {}), option } }
+          : {}),
+      });
+      return reply.code(202).send({ status: 'ok', result: { accepted: true, duplicate: receipt.duplicate } });
+    });
+  };
+}

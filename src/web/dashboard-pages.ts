@@ -1,0 +1,211 @@
+/** The dashboard's pages, rendered on the server. Routes gather the data; these functions only lay it out. */
+import type { Participant } from '../domain/participant.ts';
+import { PARTICIPANT_STATUSES } from '../domain/participant.ts';
+import type { ParticipantStateView } from '../participants/participant-service.ts';
+import type { RosterRow, StoredEvent, TranscriptEntry } from '../store/store.ts';
+import { html, type SafeHtml } from './html.ts';
+import { dashboardEntry } from './transcript-view.ts';
+
+export const SUB_STATES = ['INTAKE', 'FEEDBACK'] as const;
+
+export interface PageContext {
+  csrfToken: string;
+  /** Shows the sign-out button. */
+  signedIn: boolean;
+  clock: { now: Date; manual: boolean };
+  /** The enabled channels, the default first. */
+  channels: readonly string[];
+  flash?: string;
+}
+
+export function csrfField(context: Pick<PageContext, 'csrfToken'>): SafeHtml {
+  return html`<input type="hidden" name="_csrf" value="${context.csrfToken}">`;
+}
+
+export function layout(title: string, context: PageContext | undefined, body: SafeHtml): string {
+  const nav = context
+    ? html`<header class="top"><nav aria-label="Dashboard"><a href="/dashboard">Participants</a> <a href="/dashboard/enroll">Enroll</a> <a href="/dashboard/overview">Overview</a></nav>
+${clockPanel(context)}
+${context.signedIn ? html`<form method="post" action="/dashboard/logout" class="inline">${csrfField(context)}<button type="submit">Sign out</button></form>` : ''}</header>`
+    : '';
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="${context?.csrfToken ?? ''}">
+<title>${title} · PromptPipe</title><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>
+<body>${nav}<main id="main"><h1>${title}</h1>${context?.flash ? html`<p class="flash" role="status">${context.flash}</p>` : ''}${body}</main>
+<script src="/dashboard/assets/dashboard.js" defer></script></body></html>`.value;
+}
+
+function clockPanel(context: PageContext): SafeHtml {
+  const now = html`<span id="study-time">Study time: <strong>${context.clock.now.toISOString().slice(0, 16).replace('T', ' ')} UTC</strong></span>`;
+  if (!context.clock.manual) return html`<div class="clock">${now}</div>`;
+  return html`<div class="clock">${now} (manual clock)
+<form method="post" action="/dashboard/clock" class="inline">${csrfField(context)}<button name="advance" value="hour">+1 hour</button> <button name="advance" value="day">+1 day</button>
+<label>to <input type="datetime-local" name="to" aria-label="Advance the clock to"></label> <button name="advance" value="to">Go</button></form></div>`;
+}
+
+export function loginPage(options: { error?: string }): string {
+  return layout(
+    'Sign in',
+    undefined,
+    html`<form method="post" action="/dashboard/login" class="card">
+${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ''}
+<label for="token">API token</label><input id="token" name="token" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button></form>`,
+  );
+}
+
+function localTime(date: Date | undefined, timezone: string): string {
+  if (!date) return '—';
+  const zone = timezone || 'UTC';
+  try {
+    return `${date.toLocaleString('en-GB', { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' })} (${zone})`;
+  } catch {
+    return date.toISOString();
+  }
+}
+
+function profileCounts(raw: string | undefined): { total: number; success: number } {
+  try {
+    const profile = JSON.parse(raw ?? '{}') as { total_prompts?: unknown; success_count?: unknown };
+    return { total: Number(profile.total_prompts) || 0, success: Number(profile.success_count) || 0 };
+  } catch {
+    return { total: 0, success: 0 };
+  }
+}
+
+export interface RosterQuery {
+  search: string;
+  status: string;
+  subState: string;
+  idle: string;
+  channel: string;
+  page: number;
+}
+
+export function participantsPage(
+  context: PageContext,
+  query: RosterQuery,
+  result: { rows: RosterRow[]; total: number; pageSize: number },
+): string {
+  const option = (value: string, label: string, selected: string) =>
+    html`<option value="${value}" ${value === selected ? html`selected` : ''}>${label}</option>`;
+  const rows = result.rows.map((row) => {
+    const counts = profileCounts(row.userProfile);
+    const participant = row.participant;
+    return html`<tr><td><a href="/dashboard/participants/${participant.id}">${participant.name || participant.id}</a><br><small>${participant.phoneNumber}</small></td>
+<td>${participant.status}${row.idle ? ' · idle' : ''}</td><td>${row.conversationState ?? '—'}</td><td>${participant.channel || context.channels[0]}</td>
+<td>${localTime(row.nextPromptAt, participant.timezone)}</td>
+<td>${row.lastMessage ? html`<span class="clip">${row.lastMessage.content}</span><br><small>${row.lastMessage.at.toISOString().slice(0, 16).replace('T', ' ')} UTC</small>` : '—'}</td>
+<td>${row.promptsSent} / ${row.pollsAnswered} / <span class="success-count">${counts.success}</span></td></tr>`;
+  });
+  const pages = Math.max(1, Math.ceil(result.total / result.pageSize));
+  const link = (page: number) =>
+    `/dashboard?${new URLSearchParams({ search: query.search, status: query.status, sub_state: query.subState, idle: query.idle, channel: query.channel, page: String(page) })}`;
+  return layout(
+    'Participants',
+    context,
+    html`<form method="get" action="/dashboard" class="filters" role="search">
+<label>Search <input type="search" name="search" value="${query.search}" placeholder="name or phone"></label>
+<label>Status <select name="status">${option('', 'any', query.status)}${PARTICIPANT_STATUSES.map((status) => option(status, status, query.status))}</select></label>
+<label>Sub-state <select name="sub_state">${option('', 'any', query.subState)}${SUB_STATES.map((state) => option(state, state, query.subState))}</select></label>
+<label>Idle <select name="idle">${option('', 'any', query.idle)}${option('yes', 'idle', query.idle)}${option('no', 'not idle', query.idle)}</select></label>
+<label>Channel <select name="channel">${option('', 'any', query.channel)}${context.channels.map((channel) => option(channel, channel, query.channel))}</select></label>
+<button type="submit">Filter</button></form>
+<p>${result.total} participant(s)</p>
+<div class="table-wrap"><table><thead><tr><th scope="col">Participant</th><th scope="col">Status</th><th scope="col">Sub-state</th><th scope="col">Channel</th><th scope="col">Next prompt (local)</th><th scope="col">Last message</th><th scope="col">Sent / answered / done</th></tr></thead>
+<tbody>${rows}</tbody></table></div>
+<nav aria-label="Pages" class="pager">${query.page > 1 ? html`<a href="${link(query.page - 1)}">Previous</a>` : ''} Page ${query.page} of ${pages} ${query.page < pages ? html`<a href="${link(query.page + 1)}">Next</a>` : ''}</nav>`,
+  );
+}
+
+export function participantPage(
+  context: PageContext,
+  data: {
+    participant: Participant;
+    state: ParticipantStateView;
+    /** With each outbound entry's latest delivery receipt. */
+    transcript: (TranscriptEntry & { delivery?: { status: string } })[];
+    events: StoredEvent[];
+    chatPath: string | undefined;
+  },
+): string {
+  const { participant, state } = data;
+  const id = participant.id;
+  const action = (path: string, label: string, extra: SafeHtml | string = '') =>
+    html`<form method="post" action="/dashboard/participants/${id}/${path}" class="inline">${csrfField(context)}${extra}<button type="submit">${label}</button></form>`;
+  const lastId = data.transcript.at(-1)?.id ?? 0;
+  const profile = state.profile;
+  return layout(
+    participant.name || participant.id,
+    context,
+    html`<section class="grid">
+<div class="card"><h2>Participant</h2><dl>
+<dt>Phone</dt><dd>${participant.phoneNumber}</dd><dt>Channel</dt><dd>${participant.channel || context.channels[0]}</dd><dt>Status</dt><dd id="participant-status">${participant.status}</dd>
+<dt>Sub-state</dt><dd id="sub-state">${state.conversationState}</dd><dt>Time zone</dt><dd>${participant.timezone || '—'}</dd>
+<dt>Success count</dt><dd id="success-count">${profile?.success_count ?? 0}</dd><dt>Prompts sent</dt><dd>${profile?.total_prompts ?? 0}</dd>
+${data.chatPath ? html`<dt>Web chat link</dt><dd><a id="chat-link" href="${data.chatPath}">${data.chatPath}</a> ${action('chat-link', 'Revoke and issue a new link')}</dd>` : ''}
+</dl></div>
+<div class="card"><h2>Profile and tone</h2>${profile ? html`<pre>${JSON.stringify(profile, null, 2)}</pre>` : html`<p>No profile yet.</p>`}</div>
+<div class="card"><h2>Schedules and timers</h2><ul>${state.schedules.map((schedule) => html`<li>schedule: <code>${JSON.stringify(schedule)}</code></li>`)}
+${state.pendingJobs.map((job) => html`<li>${job.kind} due ${localTime(job.runAt, participant.timezone)}</li>`)}</ul></div>
+</section>
+<section class="card"><h2>Actions</h2>
+<form method="post" action="/dashboard/participants/${id}/message">${csrfField(context)}<label for="organiser-message">Message to the participant</label>
+<textarea id="organiser-message" name="text" required rows="2"></textarea><button type="submit">Send message</button></form>
+<div class="actions">${action('transition', 'Move to INTAKE', html`<input type="hidden" name="target" value="INTAKE">`)}${action('transition', 'Move to FEEDBACK', html`<input type="hidden" name="target" value="FEEDBACK">`)}
+${action('status', 'Pause', html`<input type="hidden" name="status" value="paused">`)}${action('status', 'Resume', html`<input type="hidden" name="status" value="active">`)}
+${action('status', 'Complete', html`<input type="hidden" name="status" value="completed">`)}${action('status', 'Withdraw', html`<input type="hidden" name="status" value="withdrawn">`)}
+<a class="button danger" href="/dashboard/participants/${id}/delete">Delete…</a></div></section>
+<section class="card"><h2>Conversation</h2><ol id="transcript" class="chat" data-live="/dashboard/participants/${id}/live?after=${lastId}" aria-live="polite">
+${data.transcript.map((entry) => dashboardEntry(entry))}</ol></section>
+<section class="card"><h2>Recent events</h2><ul>${data.events.map((event) => html`<li><code>${event.type}</code> ${event.createdAt.toISOString()} <small>${JSON.stringify(event.data).slice(0, 200)}</small></li>`)}</ul></section>`,
+  );
+}
+
+export function deletePage(context: PageContext, participant: Participant, transcriptEntries: number): string {
+  return layout(
+    `Delete ${participant.name || participant.id}?`,
+    context,
+    html`<div class="card"><p id="delete-warning">Deleting removes this participant, their conversation state, profile, schedules and every pending
+timer and message. They receive an unregister notice. ${transcriptEntries} transcript entries are kept as study data unless you also tick "purge".</p>
+<form method="post" action="/dashboard/participants/${participant.id}/delete">${csrfField(context)}
+<label><input type="checkbox" name="purge" value="true"> Also purge the transcript (cannot be undone)</label>
+<button type="submit" class="danger">Yes, delete</button> <a href="/dashboard/participants/${participant.id}">Cancel</a></form></div>`,
+  );
+}
+
+export function enrollPage(context: PageContext, error?: string): string {
+  return layout(
+    'Enroll',
+    context,
+    html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}<form method="post" action="/dashboard/enroll" class="card">${csrfField(context)}
+<label for="phone">Phone number</label><input id="phone" name="phone_number" required inputmode="tel">
+<label for="name">Name</label><input id="name" name="name">
+<label for="timezone">Time zone (IANA)</label><input id="timezone" name="timezone" placeholder="America/Toronto">
+<label for="background">Background</label><input id="background" name="background">
+<label for="channel">Channel</label><select id="channel" name="channel">${context.channels.map((channel) => html`<option value="${channel}">${channel}</option>`)}</select>
+<button type="submit">Enroll</button></form>
+<form method="post" action="/dashboard/enroll/csv" class="card">${csrfField(context)}
+<h2>Enroll many (CSV)</h2><p>Header line: <code>phone_number,name,timezone,background</code>.</p>
+<label for="csv-file">CSV file</label><input id="csv-file" type="file" accept=".csv,text/csv" data-fills="csv">
+<label for="csv">CSV text</label><textarea id="csv" name="csv" rows="6"></textarea><button type="submit">Enroll all</button></form>`,
+  );
+}
+
+/** A horizontal bar chart as inline SVG (no script, no CDN). */
+export function barChart(title: string, bars: { label: string; value: number }[]): SafeHtml {
+  const max = Math.max(1, ...bars.map((bar) => bar.value));
+  const rowHeight = 26;
+  const height = bars.length * rowHeight + 10;
+  return html`<figure class="chart"><figcaption>${title}</figcaption><svg role="img" aria-label="${title}" viewBox="0 0 400 ${height}" width="100%">
+${bars.map((bar, index) => {
+  const width = Math.round((bar.value / max) * 250);
+  const y = index * rowHeight + 5;
+  return html`<text x="0" y="${y + 16}" font-size="13">${bar.label}</text><rect x="110" y="${y}" width="${width}" height="20" fill="#1f5fa8"></rect><text x="${115 + width}" y="${y + 16}" font-size="13">${bar.value}</text>`;
+})}</svg></figure>`;
+}
+
+export function overviewPage(context: PageContext, charts: SafeHtml[]): string {
+  return layout('Study overview', context, html`<section class="grid">${charts}</section>`);
+}

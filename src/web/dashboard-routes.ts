@@ -1,0 +1,413 @@
+/**
+ * `/dashboard`: the study staff's pages and actions. Every route is `public` for the bearer-token hook and checks the
+ * dashboard session instead (see dashboard-session.ts); every POST verifies the CSRF token and the Origin.
+ */
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { WEB_CHAT_CHANNEL } from '../channels/web-chat/web-chat-channel.ts';
+import { ConversationState } from '../domain/conversation-state.ts';
+import { AppError, errorMessage } from '../domain/errors.ts';
+import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
+import type { ParticipantService } from '../participants/participant-service.ts';
+import { type Clock, isManualClock } from '../scheduling/clock.ts';
+import type { JobRunner } from '../scheduling/job-runner.ts';
+import type { Store } from '../store/store.ts';
+import {
+  barChart,
+  deletePage,
+  enrollPage,
+  layout,
+  loginPage,
+  overviewPage,
+  type PageContext,
+  participantPage,
+  participantsPage,
+  SUB_STATES,
+} from './dashboard-pages.ts';
+import { createDashboardSessions } from './dashboard-session.ts';
+import { html } from './html.ts';
+import type { LiveTranscripts } from './live-transcript.ts';
+import { dashboardEntry } from './transcript-view.ts';
+import type { WebChatLinks } from './web-chat-links.ts';
+
+const PAGE_SIZE = 50;
+const ASSETS = new URL('./assets/', import.meta.url);
+
+export interface DashboardOptions {
+  apiToken: string | undefined;
+  store: Store;
+  participants: ParticipantService;
+  clock: Clock;
+  runner: Pick<JobRunner, 'advanceTo'> | undefined;
+  /** The enabled channels, the default first. */
+  channelNames: readonly string[];
+  /** Present when the web-chat channel is enabled. */
+  chatLinks: WebChatLinks | undefined;
+  live: (app: FastifyInstance) => LiveTranscripts;
+}
+
+type Form = Record<string, string>;
+
+function parseForm(body: string): Form {
+  return Object.fromEntries(new URLSearchParams(body));
+}
+
+export function createDashboardRoutes(options: DashboardOptions): FastifyPluginAsync {
+  const { store, participants, clock, runner } = options;
+  const sessions = createDashboardSessions({ apiToken: options.apiToken });
+  let advancing: Promise<unknown> = Promise.resolve();
+
+  return async (app) => {
+    const live = options.live(app);
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, parseForm(String(body))),
+    );
+    const publicRoute = { config: { public: true } };
+
+    /** The page context, or undefined after redirecting to the sign-in form. */
+    function context(request: FastifyRequest, reply: FastifyReply, flash?: string): PageContext | undefined {
+      const session = sessions.protected ? sessions.current(request) : sessions.ensureOpen(request, reply);
+      if (!session) {
+        void reply.redirect('/dashboard/login', 303);
+        return undefined;
+      }
+      return {
+        csrfToken: session.csrfToken,
+        signedIn: sessions.protected,
+        clock: { now: clock.now(), manual: isManualClock(clock) },
+        channels: options.channelNames,
+        ...(flash ? { flash } : {}),
+      };
+    }
+
+    function sendPage(reply: FastifyReply, page: string, status = 200): FastifyReply {
+      return reply
+        .code(status)
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('x-frame-options', 'DENY')
+        .send(page);
+    }
+
+    /** Runs a state-changing action: session + CSRF first, then redirect (POST/redirect/GET) or an error page. */
+    function action(handler: (form: Form, request: FastifyRequest) => Promise<string>) {
+      return async (request: FastifyRequest, reply: FastifyReply) => {
+        const form = (request.body ?? {}) as Form;
+        const csrf = form._csrf ?? (request.headers['x-csrf-token'] as string | undefined);
+        if (!sessions.verifyStateChange(request, csrf)) {
+          return sendPage(
+            reply,
+            layout(
+              'Refused',
+              undefined,
+              html`<p role="alert">This request was refused: sign in again and retry from the dashboard (missing or wrong CSRF token, or a cross-site origin).</p><p><a href="/dashboard">Dashboard</a></p>`,
+            ),
+            403,
+          );
+        }
+        try {
+          return reply.redirect(await handler(form, request), 303);
+        } catch (error) {
+          const status = error instanceof AppError && error.code === 'not_found' ? 404 : 400;
+          const page = context(request, reply);
+          if (!page) return reply;
+          return sendPage(
+            reply,
+            layout(
+              'Could not do that',
+              page,
+              html`<p class="error" role="alert">${errorMessage(error)}</p><p><a href="javascript:history.back()">Back</a></p>`,
+            ),
+            status,
+          );
+        }
+      };
+    }
+
+    app.get('/dashboard/assets/:file', publicRoute, async (request, reply) => {
+      const { file } = request.params as { file: string };
+      const types: Record<string, string> = {
+        'dashboard.css': 'text/css',
+        'dashboard.js': 'text/javascript',
+        'chat.js': 'text/javascript',
+      };
+      const type = types[file];
+      if (!type) throw new AppError('not_found', `asset ${file} not found`);
+      return reply.header('content-type', `${type}; charset=utf-8`).send(await readFile(new URL(file, ASSETS), 'utf8'));
+    });
+
+    app.get('/dashboard/login', publicRoute, async (_request, reply) => {
+      if (!sessions.protected) return reply.redirect('/dashboard', 303);
+      return sendPage(reply, loginPage({}));
+    });
+    app.post('/dashboard/login', publicRoute, async (request, reply) => {
+      const form = (request.body ?? {}) as Form;
+      if (!sessions.protected) return reply.redirect('/dashboard', 303);
+      if (sessions.signIn(form.token ?? '', reply)) return reply.redirect('/dashboard', 303);
+      return sendPage(
+        reply,
+        loginPage({ error: 'Wrong token: the dashboard accepts the API token (PROMPTPIPE_API_TOKEN).' }),
+        401,
+      );
+    });
+    app.post(
+      '/dashboard/logout',
+      publicRoute,
+      action(async () => '/dashboard/login'),
+    );
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (request.url === '/dashboard/logout' && reply.statusCode === 303) sessions.signOut(request, reply);
+      return payload;
+    });
+
+    app.get('/dashboard', publicRoute, async (request, reply) => {
+      const page = context(request, reply, (request.query as { flash?: string }).flash);
+      if (!page) return reply;
+      const query = request.query as Record<string, string | undefined>;
+      const roster = {
+        search: query.search ?? '',
+        status: PARTICIPANT_STATUSES.includes(query.status as ParticipantStatus) ? (query.status as string) : '',
+        subState: SUB_STATES.includes(query.sub_state as (typeof SUB_STATES)[number])
+          ? (query.sub_state as string)
+          : '',
+        idle: query.idle === 'yes' || query.idle === 'no' ? query.idle : '',
+        channel: options.channelNames.includes(query.channel ?? '') ? (query.channel as string) : '',
+        page: Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1),
+      };
+      const result = await store.roster.page({
+        limit: PAGE_SIZE,
+        offset: (roster.page - 1) * PAGE_SIZE,
+        ...(roster.search ? { search: roster.search } : {}),
+        ...(roster.status ? { status: roster.status as ParticipantStatus } : {}),
+        ...(roster.subState ? { subState: roster.subState } : {}),
+        ...(roster.idle ? { idle: roster.idle === 'yes' } : {}),
+        ...(roster.channel
+          ? { channel: { name: roster.channel, isDefault: roster.channel === options.channelNames[0] } }
+          : {}),
+      });
+      return sendPage(reply, participantsPage(page, roster, { ...result, pageSize: PAGE_SIZE }));
+    });
+
+    app.get('/dashboard/participants/:id', publicRoute, async (request, reply) => {
+      const page = context(request, reply, (request.query as { done?: string }).done);
+      if (!page) return reply;
+      const { id } = request.params as { id: string };
+      const participant = await participants.get(id);
+      const [state, transcript, events] = await Promise.all([
+        participants.state(id),
+        participants.history(id, { limit: 200 }),
+        store.events.list({ participantId: id }),
+      ]);
+      const onWebChat = (participant.channel || options.channelNames[0]) === WEB_CHAT_CHANNEL;
+      const chatPath = options.chatLinks && onWebChat ? await options.chatLinks.pathFor(id) : undefined;
+      return sendPage(
+        reply,
+        participantPage(page, {
+          participant,
+          state,
+          transcript,
+          events: events.slice(-30).reverse(),
+
+          chatPath,
+        }),
+      );
+    });
+
+    app.get('/dashboard/participants/:id/live', publicRoute, async (request, reply) => {
+      if (!(sessions.protected ? sessions.current(request) : true)) return reply.code(401).send();
+      const { id } = request.params as { id: string };
+      const after = Number((request.query as { after?: string }).after ?? 0) || 0;
+      live.stream(reply, {
+        afterId: after,
+        list: async (afterId) =>
+          (await store.transcript.list(id, { limit: 200 })).filter((entry) => entry.id > afterId),
+        render: (entry) => dashboardEntry(entry).value,
+      });
+    });
+
+    app.post(
+      '/dashboard/participants/:id/message',
+      publicRoute,
+      action(async (form, request) => {
+        const { id } = request.params as { id: string };
+        if (!form.text?.trim()) throw new AppError('invalid_input', 'the message is empty');
+        await participants.sendOrganiserMessage(id, form.text.trim());
+        return `/dashboard/participants/${id}?done=Message+sent`;
+      }),
+    );
+    app.post(
+      '/dashboard/participants/:id/transition',
+      publicRoute,
+      action(async (form, request) => {
+        const { id } = request.params as { id: string };
+        const target =
+          form.target === 'INTAKE'
+            ? ConversationState.INTAKE
+            : form.target === 'FEEDBACK'
+              ? ConversationState.FEEDBACK
+              : undefined;
+        if (!target) throw new AppError('invalid_input', 'target must be INTAKE or FEEDBACK');
+        await participants.transition(id, { target, reason: 'dashboard' });
+        return `/dashboard/participants/${id}?done=Moved+to+${target}`;
+      }),
+    );
+    app.post(
+      '/dashboard/participants/:id/status',
+      publicRoute,
+      action(async (form, request) => {
+        const { id } = request.params as { id: string };
+        const status = form.status as ParticipantStatus;
+        if (!PARTICIPANT_STATUSES.includes(status))
+          throw new AppError('invalid_input', `unknown status ${form.status}`);
+        await participants.update(id, { status });
+        return `/dashboard/participants/${id}?done=Status+${status}`;
+      }),
+    );
+    app.post(
+      '/dashboard/participants/:id/chat-link',
+      publicRoute,
+      action(async (_form, request) => {
+        const { id } = request.params as { id: string };
+        await participants.get(id);
+        if (!options.chatLinks) throw new AppError('conflict', 'the web-chat channel is not enabled');
+        await options.chatLinks.renew(id);
+        return `/dashboard/participants/${id}?done=New+chat+link+issued;+the+old+one+no+longer+works`;
+      }),
+    );
+    app.get('/dashboard/participants/:id/delete', publicRoute, async (request, reply) => {
+      const page = context(request, reply);
+      if (!page) return reply;
+      const { id } = request.params as { id: string };
+      const participant = await participants.get(id);
+      const entries = await store.transcript.list(id);
+      return sendPage(reply, deletePage(page, participant, entries.length));
+    });
+    app.post(
+      '/dashboard/participants/:id/delete',
+      publicRoute,
+      action(async (form, request) => {
+        const { id } = request.params as { id: string };
+        await participants.unregister(id, { purgeTranscript: form.purge === 'true' });
+        await options.chatLinks?.revoke(id);
+        return '/dashboard?deleted=1';
+      }),
+    );
+
+    app.get('/dashboard/enroll', publicRoute, async (request, reply) => {
+      const page = context(request, reply);
+      if (!page) return reply;
+      return sendPage(reply, enrollPage(page));
+    });
+    app.post(
+      '/dashboard/enroll',
+      publicRoute,
+      action(async (form) => {
+        const participant = await participants.enroll(
+          {
+            phoneNumber: form.phone_number ?? '',
+            ...(form.name ? { name: form.name } : {}),
+            ...(form.timezone ? { timezone: form.timezone } : {}),
+            ...(form.background ? { background: form.background } : {}),
+          },
+          { source: 'dashboard' },
+        );
+        return `/dashboard/participants/${participant.id}?done=Enrolled`;
+      }),
+    );
+    app.post(
+      '/dashboard/enroll/csv',
+      publicRoute,
+      action(async (form) => {
+        const lines = (form.csv ?? '').split(/\r?\n/).filter((line) => line.trim());
+        const header = (lines.shift() ?? '').split(',').map((cell) => cell.trim());
+        if (!header.includes('phone_number'))
+          throw new AppError('invalid_input', 'the CSV needs a phone_number column');
+        let enrolled = 0;
+        const failures: string[] = [];
+        for (const [index, line] of lines.entries()) {
+          const cells = line.split(',');
+          const value = (name: string) => cells[header.indexOf(name)]?.trim() ?? '';
+          try {
+            await participants.enroll(
+              {
+                phoneNumber: value('phone_number'),
+                name: value('name'),
+                timezone: value('timezone'),
+                background: value('background'),
+              },
+              { source: 'dashboard-csv' },
+            );
+            enrolled += 1;
+          } catch (error) {
+            failures.push(`line ${index + 2}: ${errorMessage(error)}`);
+          }
+        }
+        const summary = `Enrolled ${enrolled}; ${failures.length} failed${failures.length ? `: ${failures.slice(0, 5).join('; ')}` : ''}`;
+        return `/dashboard?flash=${encodeURIComponent(summary)}`;
+      }),
+    );
+
+    app.get('/dashboard/overview', publicRoute, async (request, reply) => {
+      const page = context(request, reply);
+      if (!page) return reply;
+      const byStatus = await Promise.all(
+        PARTICIPANT_STATUSES.map(async (status) => ({
+          label: status,
+          value: await store.participants.count({ status }),
+        })),
+      );
+      const bySubState = await Promise.all(
+        SUB_STATES.map(async (state) => ({
+          label: state,
+          value: (await store.roster.page({ subState: state, limit: 0, offset: 0 })).total,
+        })),
+      );
+      const perDay = async (type: string) => {
+        const days = new Map<string, number>();
+        for (const event of await store.events.list({ type })) {
+          const day = event.createdAt.toISOString().slice(0, 10);
+          days.set(day, (days.get(day) ?? 0) + 1);
+        }
+        return [...days].slice(-14).map(([label, value]) => ({ label, value }));
+      };
+      return sendPage(
+        reply,
+        overviewPage(page, [
+          barChart('Participants by status', byStatus),
+          barChart('Participants by sub-state', bySubState),
+          barChart('Prompts sent per day (UTC)', await perDay('prompt-sent')),
+          barChart('Poll answers per day (UTC)', await perDay('poll-answered')),
+          barChart('Failed jobs per day (UTC)', await perDay('job-failed')),
+        ]),
+      );
+    });
+
+    app.post(
+      '/dashboard/clock',
+      publicRoute,
+      action(async (form, request) => {
+        if (!isManualClock(clock) || !runner)
+          throw new AppError('conflict', 'the clock is not manual (PROMPTPIPE_CLOCK=manual)');
+        const work = advancing.then(async () => {
+          const now = clock.now();
+          const target =
+            form.advance === 'hour'
+              ? new Date(now.getTime() + 3_600_000)
+              : form.advance === 'day'
+                ? new Date(now.getTime() + 86_400_000)
+                : new Date(`${form.to ?? ''}Z`);
+          if (Number.isNaN(target.getTime()))
+            throw new AppError('invalid_input', 'choose a date and time to advance to');
+          if (target < now) throw new AppError('invalid_input', 'the clock only moves forward');
+          return runner.advanceTo(target);
+        });
+        advancing = work.catch(() => undefined);
+        await work;
+        const back = request.headers.referer;
+        return back && new URL(back).host === request.headers.host
+          ? new URL(back).pathname + new URL(back).search
+          : '/dashboard';
+      }),
+    );
+  };
+}

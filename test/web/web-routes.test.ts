@@ -1,0 +1,184 @@
+/**
+ * The dashboard's sign-in and CSRF rules and the web-chat routes, in process (`app.server.inject`), without a browser.
+ */
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { type Application, createApplication } from '../../src/main.ts';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+
+const TOKEN = 'web-routes-token';
+let app: Application;
+
+async function startApp(environment: Record<string, string>): Promise<Application> {
+  const config = loadConfig({
+    API_ADDR: '127.0.0.1:0',
+    PROMPTPIPE_CLOCK: 'manual',
+    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
+    LOG_LEVEL: 'silent',
+    ...environment,
+  });
+  const started = await createApplication({
+    config,
+    log: pino({ level: 'silent' }),
+    store: await createSqliteStore({ filename: ':memory:' }),
+  });
+  await started.start();
+  return started;
+}
+
+afterEach(async () => {
+  await app?.stop();
+});
+
+const cookieOf = (setCookie: string | string[] | undefined): string => String(setCookie).split(';')[0] ?? '';
+const csrfOf = (page: string): string => /name="csrf-token" content="([^"]+)"/.exec(page)?.[1] ?? '';
+
+async function enroll(phone: string, channel: string): Promise<{ id: string; chat_url?: string }> {
+  const response = await app.server.inject({
+    method: 'POST',
+    url: '/conversation/participants',
+    headers: { authorization: `Bearer ${TOKEN}` },
+    payload: { phone_number: phone, name: 'Ada', channel },
+  });
+  expect(response.statusCode).toBe(201);
+  return response.json().result;
+}
+
+describe('dashboard sign-in and CSRF', () => {
+  it('redirects to the sign-in form, refuses a wrong token, and protects actions with the CSRF token and Origin', async () => {
+    app = await startApp({ PROMPTPIPE_API_TOKEN: TOKEN });
+    const anonymous = await app.server.inject({ method: 'GET', url: '/dashboard' });
+    expect(anonymous.statusCode).toBe(303);
+    expect(anonymous.headers.location).toBe('/dashboard/login');
+
+    const wrong = await app.server.inject({
+      method: 'POST',
+      url: '/dashboard/login',
+      payload: 'token=nope',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.body).toContain('Wrong token');
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+
+    const signedIn = await app.server.inject({
+      method: 'POST',
+      url: '/dashboard/login',
+      payload: `token=${TOKEN}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(signedIn.statusCode).toBe(303);
+    expect(String(signedIn.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
+    const cookie = cookieOf(signedIn.headers['set-cookie']);
+    const page = await app.server.inject({ method: 'GET', url: '/dashboard/enroll', headers: { cookie } });
+    expect(page.statusCode).toBe(200);
+    const csrf = csrfOf(page.body);
+    expect(csrf.length).toBeGreaterThan(20);
+
+    const form = (body: string, headers: Record<string, string> = {}) =>
+      app.server.inject({
+        method: 'POST',
+        url: '/dashboard/enroll',
+        payload: body,
+        headers: { cookie, host: 'localhost', 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      });
+    expect((await form('phone_number=%2B15551230001')).statusCode).toBe(403);
+    expect(
+      (await form(`phone_number=%2B15551230001&_csrf=${csrf}`, { origin: 'https://evil.example' })).statusCode,
+    ).toBe(403);
+    expect(await app.store.participants.count()).toBe(0);
+    const enrolled = await form(`phone_number=%2B15551230001&name=Bo&_csrf=${csrf}`, { origin: 'http://localhost' });
+    expect(enrolled.statusCode).toBe(303);
+    expect(enrolled.headers.location).toMatch(/^\/dashboard\/participants\/conv_/);
+    expect(await app.store.participants.count()).toBe(1);
+
+    const listed = await app.server.inject({ method: 'GET', url: '/dashboard?search=bo', headers: { cookie } });
+    expect(listed.body).toContain('+15551230001');
+    const filteredOut = await app.server.inject({
+      method: 'GET',
+      url: '/dashboard?status=paused',
+      headers: { cookie },
+    });
+    expect(filteredOut.body).not.toContain('+15551230001');
+  });
+
+  it('is open without PROMPTPIPE_API_TOKEN, like the API', async () => {
+    app = await startApp({});
+    const page = await app.server.inject({ method: 'GET', url: '/dashboard' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h1>Participants</h1>');
+  });
+});
+
+describe('web chat routes', () => {
+  it('returns chat_url at enrolment, shows one participant only, validates input, and revokes links', async () => {
+    app = await startApp({ PROMPTPIPE_API_TOKEN: TOKEN, PROMPTPIPE_CHANNEL: 'webchat,webhook' });
+    const ada = await enroll('+15551230001', 'webchat');
+    const bob = await enroll('+15551230002', 'webchat');
+    const onWebhook = await enroll('+15551230003', 'webhook');
+    expect(ada.chat_url).toMatch(/^\/chat\/[A-Za-z0-9_-]{43}$/);
+    expect(bob.chat_url).not.toBe(ada.chat_url);
+    expect(onWebhook.chat_url).toBeUndefined();
+
+    const sent = await app.server.inject({
+      method: 'POST',
+      url: `${ada.chat_url}/messages`,
+      payload: { text: 'only Ada wrote this' },
+    });
+    expect(sent.statusCode).toBe(202);
+    await expect
+      .poll(async () => (await app.server.inject({ method: 'GET', url: String(ada.chat_url) })).body)
+      .toContain('only Ada wrote this');
+    const bobPage = await app.server.inject({ method: 'GET', url: String(bob.chat_url) });
+    expect(bobPage.statusCode).toBe(200);
+    expect(bobPage.body).not.toContain('only Ada wrote this');
+
+    const empty = await app.server.inject({ method: 'POST', url: `${ada.chat_url}/messages`, payload: { text: '  ' } });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json()).toMatchObject({ status: 'error' });
+    const unknown = await app.server.inject({
+      method: 'POST',
+      url: `/chat/${'x'.repeat(43)}/messages`,
+      payload: { text: 'hi' },
+    });
+    expect(unknown.statusCode).toBe(404);
+
+    // Revoking (as the dashboard does) issues a new link; the old one stops working.
+    const renewed = await app.server.inject({
+      method: 'GET',
+      url: `/conversation/participants/${ada.id}`,
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(renewed.json().result.chat_url).toBe(ada.chat_url);
+    const signedIn = await app.server.inject({
+      method: 'POST',
+      url: '/dashboard/login',
+      payload: `token=${TOKEN}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    const cookie = cookieOf(signedIn.headers['set-cookie']);
+    const participantPage = await app.server.inject({
+      method: 'GET',
+      url: `/dashboard/participants/${ada.id}`,
+      headers: { cookie },
+    });
+    expect(participantPage.body).toContain(String(ada.chat_url));
+    const revoke = await app.server.inject({
+      method: 'POST',
+      url: `/dashboard/participants/${ada.id}/chat-link`,
+      payload: `_csrf=${csrfOf(participantPage.body)}`,
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(revoke.statusCode).toBe(303);
+    expect((await app.server.inject({ method: 'GET', url: String(ada.chat_url) })).statusCode).toBe(404);
+    const after = await app.server.inject({
+      method: 'GET',
+      url: `/conversation/participants/${ada.id}`,
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const newUrl = after.json().result.chat_url as string;
+    expect(newUrl).not.toBe(ada.chat_url);
+    expect((await app.server.inject({ method: 'GET', url: newUrl })).statusCode).toBe(200);
+  });
+});
