@@ -38,6 +38,8 @@ export function withEventMetrics(store: Store, metrics: Pick<Metrics, 'recordSta
       events: observedEvents(repositories.events),
       jobs: repositories.jobs,
       inbound: repositories.inbound,
+      whatsappAuth: repositories.whatsappAuth,
+      whatsappMessages: repositories.whatsappMessages,
     };
   }
 

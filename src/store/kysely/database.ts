@@ -96,6 +96,25 @@ export interface InboundMessagesTable {
   last_error: string | null;
 }
 
+export interface WhatsAppAuthTable {
+  session: string;
+  category: string;
+  key_id: string;
+  value: string;
+  updated_at: TimestampColumn;
+}
+
+export interface WhatsAppMessagesTable {
+  provider_message_id: string;
+  session: string;
+  outbound_id: string;
+  participant_id: string;
+  remote_jid: string;
+  kind: string;
+  poll: NullableJsonColumn;
+  created_at: TimestampColumn;
+}
+
 export interface Database {
   participants: ParticipantsTable;
   flow_states: FlowStatesTable;
@@ -103,4 +122,6 @@ export interface Database {
   events: EventsTable;
   jobs: JobsTable;
   inbound_messages: InboundMessagesTable;
+  whatsapp_auth: WhatsAppAuthTable;
+  whatsapp_messages: WhatsAppMessagesTable;
 }

@@ -9,6 +9,8 @@ import { createJobRepository } from './job-repository.ts';
 import { createParticipantRepository } from './participant-repository.ts';
 import type { StoreDialect } from './store-dialect.ts';
 import { createTranscriptRepository } from './transcript-repository.ts';
+import { createWhatsAppAuthRepository } from './whatsapp-auth-repository.ts';
+import { createWhatsAppMessageRepository } from './whatsapp-message-repository.ts';
 
 /** The repositories bound to `db`, which is either the whole database or one open transaction. */
 export function createRepositories(db: Kysely<Database>, dialect: StoreDialect): StoreRepositories {
@@ -19,6 +21,8 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect):
     events: createEventRepository(db),
     jobs: createJobRepository(db, dialect),
     inbound: createInboundMessageRepository(db),
+    whatsappAuth: createWhatsAppAuthRepository(db),
+    whatsappMessages: createWhatsAppMessageRepository(db),
   };
 }
 

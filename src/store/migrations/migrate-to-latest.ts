@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import * as initial from './001-initial.ts';
+import * as whatsappWeb from './006-whatsapp-web.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -10,6 +11,7 @@ import type { SchemaDialect } from './schema-dialect.ts';
 function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
   return {
     '001-initial': { up: (db) => initial.up(db, dialect) },
+    '006-whatsapp-web': { up: (db) => whatsappWeb.up(db, dialect) },
   };
 }
 
