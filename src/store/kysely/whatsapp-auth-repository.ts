@@ -22,7 +22,8 @@ export function createWhatsAppAuthRepository(db: Kysely<Database>): WhatsAppAuth
       // Atomic: Baileys hands over a session's keys as one update; half of it stored would corrupt the session.
       await inTransaction(db, async (transaction) => {
         for (const entry of entries) {
-          if (entry.value === null) {
+          const value = entry.value;
+          if (value === null) {
             await transaction
               .deleteFrom('whatsapp_auth')
               .where('session', '=', session)
@@ -42,9 +43,7 @@ export function createWhatsAppAuthRepository(db: Kysely<Database>): WhatsAppAuth
               updated_at: updatedAt,
             })
             .onConflict((conflict) =>
-              conflict
-                .columns(['session', 'category', 'key_id'])
-                .doUpdateSet({ value: entry.value, updated_at: updatedAt }),
+              conflict.columns(['session', 'category', 'key_id']).doUpdateSet({ value, updated_at: updatedAt }),
             )
             .execute();
         }
