@@ -39,7 +39,7 @@ export function createWhatsAppAuthRepository(db: Kysely<Database>): WhatsAppAuth
               session,
               category: entry.category,
               key_id: entry.keyId,
-              value: entry.value,
+              value,
               updated_at: updatedAt,
             })
             .onConflict((conflict) =>
