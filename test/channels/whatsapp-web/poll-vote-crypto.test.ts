@@ -52,7 +52,7 @@ function makeContext(overrides: Partial<PollVoteContext> = {}): PollVoteContext 
 describe('poll vote decryption', () => {
   const polls = [
     { name: 'the Done poll', options: [...DONE_POLL.options] },
-    { name: 'the intensity poll', options: intensityPollOptions('medium') },
+    { name: 'the intensity poll', options: intensityPollOptions('normal') },
   ];
 
   for (const poll of polls) {
