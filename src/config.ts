@@ -39,9 +39,11 @@ export interface Config {
     missedPromptGraceMs: number;
   };
   channel: {
-    kind: 'webhook' | 'console';
+    kind: 'webhook' | 'console' | 'whatsapp-web';
     webhookUrl: string | undefined;
     webhookSecret: string | undefined;
+    /** TEST ONLY (`PROMPTPIPE_WHATSAPP_WEB_SOCKET_MODULE`): a module whose `createWhatsAppSocket` replaces Baileys. */
+    whatsappWebSocketModule: string | undefined;
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -200,9 +202,10 @@ export function loadConfig(env: Environment): Config {
       missedPromptGraceMs: read.duration('MISSED_PROMPT_GRACE', '60m'),
     },
     channel: {
-      kind: read.oneOf('PROMPTPIPE_CHANNEL', ['webhook', 'console'] as const, 'webhook'),
+      kind: read.oneOf('PROMPTPIPE_CHANNEL', ['webhook', 'console', 'whatsapp-web'] as const, 'webhook'),
       webhookUrl,
       webhookSecret: read.string('PROMPTPIPE_WEBHOOK_SECRET'),
+      whatsappWebSocketModule: read.string('PROMPTPIPE_WHATSAPP_WEB_SOCKET_MODULE'),
     },
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   };

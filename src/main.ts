@@ -10,7 +10,8 @@
  * gracefully: stop taking work, finish the turns and jobs in flight, close the database.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import { createApiServer } from './api/api-server.ts';
@@ -21,6 +22,17 @@ import { createInboundService, type InboundService } from './channels/inbound-se
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
 import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
+import { createBaileysSocket } from './channels/whatsapp-web/baileys-socket.ts';
+import { type ConnectionLease, createInProcessLease } from './channels/whatsapp-web/connection-lease.ts';
+import { withDeliveryHold } from './channels/whatsapp-web/delivery-hold.ts';
+import { createPostgresConnectionLease } from './channels/whatsapp-web/postgres-connection-lease.ts';
+import type { WhatsAppSocketFactory } from './channels/whatsapp-web/whatsapp-socket.ts';
+import {
+  createWhatsAppWebChannel,
+  DEFAULT_WHATSAPP_SESSION,
+  WHATSAPP_WEB_CHANNEL,
+  type WhatsAppWebChannel,
+} from './channels/whatsapp-web/whatsapp-web-channel.ts';
 import type { Config } from './config.ts';
 import { ConversationState } from './domain/conversation-state.ts';
 import { type NewId, randomId } from './domain/ids.ts';
@@ -146,6 +158,36 @@ function createConfiguredChannel(config: Config, log: Log): Channel {
   return createWebhookChannel({ url: webhookUrl, secret: webhookSecret, timeoutMs: WEBHOOK_TIMEOUT_MS, log });
 }
 
+/**
+ * The WhatsApp Web socket: Baileys, or — TESTS ONLY — the `createWhatsAppSocket` export of the module named by
+ * `PROMPTPIPE_WHATSAPP_WEB_SOCKET_MODULE` (the end-to-end test runs the real server process against a fake).
+ */
+export async function loadWhatsAppSocketFactory(config: Config, log: Log): Promise<WhatsAppSocketFactory> {
+  const modulePath = config.channel.whatsappWebSocketModule;
+  if (!modulePath) return createBaileysSocket;
+  log.warn({ module: modulePath }, 'whatsapp-web: TEST socket module in use (PROMPTPIPE_WHATSAPP_WEB_SOCKET_MODULE)');
+  const loaded = (await import(pathToFileURL(resolve(modulePath)).href)) as { createWhatsAppSocket?: unknown };
+  if (typeof loaded.createWhatsAppSocket !== 'function') {
+    throw new Error(`${modulePath} does not export a createWhatsAppSocket function`);
+  }
+  return loaded.createWhatsAppSocket as WhatsAppSocketFactory;
+}
+
+/** One instance holds the WhatsApp connection: an advisory lock on PostgreSQL; in-process on SQLite. */
+export function createWhatsAppLease(config: Config, log: Log): ConnectionLease {
+  const { databaseUrl } = config.storage;
+  if (!databaseUrl) return createInProcessLease();
+  return createPostgresConnectionLease({
+    connectionString: databaseUrl,
+    name: `promptpipe:whatsapp-web:${DEFAULT_WHATSAPP_SESSION}`,
+    onError: (error) => log.error({ error: error.message }, 'whatsapp-web: connection lease database error'),
+  });
+}
+
+function isWhatsAppWebChannel(channel: Channel): channel is WhatsAppWebChannel {
+  return channel.name === WHATSAPP_WEB_CHANNEL && 'attachInbound' in channel;
+}
+
 export async function createApplication(options: ApplicationOptions): Promise<Application> {
   const { config, log } = options;
   const newId = options.newId ?? randomId;
@@ -228,10 +270,24 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     }),
   );
 
-  const channel = options.channel ?? createConfiguredChannel(config, log);
+  const channel =
+    options.channel ??
+    (config.channel.kind === WHATSAPP_WEB_CHANNEL
+      ? createWhatsAppWebChannel({
+          store,
+          clock,
+          log,
+          socketFactory: await loadWhatsAppSocketFactory(config, log),
+          lease: createWhatsAppLease(config, log),
+        })
+      : createConfiguredChannel(config, log));
   // Under the participant's lock: the lock is FIFO, so a prompt and its polls reach the gateway in the order they were
   // sent, never overlapping (a slow gateway must not see "Did you do it?" before the prompt).
-  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channel, metrics, log }));
+  // A channel that is not connected (whatsapp-web before linking) asks for its deliveries to wait, not fail.
+  runner.register(
+    DELIVER_MESSAGE_JOB,
+    withDeliveryHold({ handler: createDeliveryHandler({ channel, metrics, log }), store, clock, newId, log }),
+  );
 
   const participants = createParticipantService({
     store,
@@ -255,6 +311,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     metrics,
     autoEnroll: config.conversation.autoEnrollNewUsers,
   });
+  if (isWhatsAppWebChannel(channel)) channel.attachInbound(inbound);
   const server = createApiServer({
     config,
     store,
@@ -264,6 +321,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     channelRoutes:
       channel.name === 'webhook' ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })] : [],
     metrics,
+    ...(isWhatsAppWebChannel(channel)
+      ? { channelStates: () => ({ [WHATSAPP_WEB_CHANNEL]: { state: channel.connectionState() } }) }
+      : {}),
     log,
     httpLogger: log,
     version: VERSION,

@@ -166,6 +166,7 @@ export const healthSchema = z.object({
   timestamp: z.string(),
   active_participants: z.number().int().optional(),
   message: z.string().optional(),
+  channels: z.record(z.string(), z.object({ state: z.string() })).optional(),
 });
 
 export const webhookInboundBodySchema = z

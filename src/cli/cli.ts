@@ -10,6 +10,7 @@ import { type Config, loadConfig, readEnvironment } from '../config.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
 import { type ApplicationLogger, createApplication, openStore, VERSION } from '../main.ts';
 import { createLogger } from '../observability/log.ts';
+import { registerWhatsAppCommands } from './whatsapp-commands.ts';
 
 /** Where the commands write; replaceable in tests. */
 export interface CliIo {
@@ -210,6 +211,7 @@ export function buildCli(io: CliIo = processIo): Command {
     .option('--no-greet', 'do not send the greeting')
     .action((options: EnrollOptions) => enrollParticipant(io, options));
 
+  registerWhatsAppCommands(program, io);
   return program;
 }
 

@@ -13,7 +13,15 @@ import { buildOpenApiDocument } from '../openapi-document.ts';
 
 export function registerSystemRoutes(
   app: FastifyInstance,
-  options: { store: Pick<Store, 'ping' | 'participants'>; clock: Clock; metrics: Metrics; log: Log; version: string },
+  options: {
+    store: Pick<Store, 'ping' | 'participants'>;
+    clock: Clock;
+    metrics: Metrics;
+    log: Log;
+    version: string;
+    /** Connection state of channels that hold a connection (`whatsapp-web`: open, not_linked, logged_out, …). */
+    channelStates?: () => Record<string, { state: string }>;
+  },
 ): void {
   const { store, clock, metrics, log } = options;
 
@@ -28,6 +36,7 @@ export function registerSystemRoutes(
         timestamp,
         active_participants: activeParticipants,
         clock: clock.now().toISOString(),
+        ...(options.channelStates ? { channels: options.channelStates() } : {}),
       };
     } catch (error) {
       log.error({ error: errorMessage(error) }, 'health check: database unreachable');
