@@ -31,6 +31,10 @@ export interface FakeWhatsAppOptions {
   accountPhone?: string;
   /** Our account's LID user. */
   accountLid?: string;
+  /** Told about every message sent (the out-of-process test module writes them to a file). */
+  onSent?: (message: FakeSentMessage) => void;
+  /** Told about every QR code shown (a test can `link()` from here, like a phone scanning it). */
+  onQr?: (qr: string) => void;
 }
 
 function disconnect(statusCode: number, message: string): Error {
@@ -74,7 +78,9 @@ export class FakeWhatsAppSocket implements WhatsAppSocket {
       this.open = true;
       this.emit('connection.update', { connection: 'open' });
     } else {
-      this.emit('connection.update', { qr: `fake-qr-${this.whatsapp.qrCount++}` });
+      const qr = `fake-qr-${this.whatsapp.qrCount++}`;
+      this.emit('connection.update', { qr });
+      this.whatsapp.options.onQr?.(qr);
     }
   }
 
@@ -93,6 +99,7 @@ export class FakeWhatsAppSocket implements WhatsAppSocket {
     }
     const id = `3EB0${randomBytes(8).toString('hex').toUpperCase()}`;
     this.whatsapp.sent.push({ id, jid, content });
+    this.whatsapp.options.onSent?.({ id, jid, content });
     const message: WhatsAppMessageContent =
       'text' in content ? { conversation: content.text } : { conversation: content.poll.name };
     return { key: { remoteJid: jid, fromMe: true, id }, message };
@@ -129,8 +136,10 @@ export class FakeWhatsApp {
   refuseConnections = false;
   failNextSend = false;
   private messageCounter = 0;
+  readonly options: FakeWhatsAppOptions;
 
   constructor(options: FakeWhatsAppOptions = {}) {
+    this.options = options;
     this.accountPhone = options.accountPhone ?? '+15550009999';
     this.accountLid = options.accountLid ?? '98765432101234';
   }
