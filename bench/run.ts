@@ -8,6 +8,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { BENCHMARKS } from './benchmarks.ts';
+import { type EndToEndResult, runEndToEndTurns } from './e2e/end-to-end-turns.ts';
+import { BURST_PARTICIPANTS, type BurstResult, runPromptBurst } from './e2e/prompt-burst.ts';
+import { formatBurstTable, formatEndToEndTable } from './e2e/report.ts';
 import type { BenchmarkResult, StoreTarget } from './support/benchmark.ts';
 import { describeEnvironment } from './support/environment.ts';
 import { type BenchOptions, parseBenchOptions, USAGE } from './support/options.ts';
@@ -54,6 +57,54 @@ async function runBenchmarks(
   return { results, failures };
 }
 
+/** Names of the end-to-end rows, for `--filter`. */
+const END_TO_END_NAME = 'end to end';
+const BURST_NAME = 'prompt burst';
+
+/**
+ * The benchmarks through the public interface: the real server process with an instant fake model and a local
+ * gateway (SQLite). They run after the store benchmarks, one server process each.
+ */
+async function runEndToEnd(options: BenchOptions): Promise<{ tables: string[]; ran: number; failures: number }> {
+  const filter = options.filter?.toLowerCase();
+  const selected = (name: string) => !filter || name.includes(filter) || filter.includes(name);
+  const tables: string[] = [];
+  let ran = 0;
+  let failures = 0;
+  const attempt = async <T>(name: string, run: () => Promise<T>): Promise<T | undefined> => {
+    ran += 1;
+    process.stderr.write(`running ${name} … `);
+    const start = performance.now();
+    try {
+      const result = await run();
+      process.stderr.write(`${((performance.now() - start) / 1000).toFixed(1)} s\n`);
+      return result;
+    } catch (error) {
+      failures += 1;
+      process.stderr.write(`FAILED\n${errorText(error)}\n`);
+      return undefined;
+    }
+  };
+  if (selected(END_TO_END_NAME)) {
+    const results: EndToEndResult[] = [];
+    for (const participants of [1, 50]) {
+      const result = await attempt(`${END_TO_END_NAME}, ${participants} participant(s)`, () =>
+        runEndToEndTurns(participants, options.profile),
+      );
+      if (result) results.push(result);
+    }
+    if (results.length > 0) tables.push(formatEndToEndTable(results));
+  }
+  if (selected(BURST_NAME)) {
+    const count = options.burstParticipants ?? BURST_PARTICIPANTS[options.profile.mode];
+    const result: BurstResult | undefined = await attempt(`${BURST_NAME}, ${count} participants`, () =>
+      runPromptBurst(count),
+    );
+    if (result) tables.push(formatBurstTable(result));
+  }
+  return { tables, ran, failures };
+}
+
 async function main(): Promise<number> {
   let options: BenchOptions;
   try {
@@ -69,12 +120,15 @@ async function main(): Promise<number> {
   const start = performance.now();
   const targets = await storeTargets(options);
   process.stdout.write(`${describeEnvironment(options.profile, targets).join('\n')}\n\n`);
-  const { results, failures } = await runBenchmarks(options, targets);
-  if (results.length === 0 && failures === 0) {
+  const { results, failures: storeFailures } = await runBenchmarks(options, targets);
+  const endToEnd = await runEndToEnd(options);
+  const failures = storeFailures + endToEnd.failures;
+  if (results.length === 0 && endToEnd.ran === 0) {
     process.stderr.write(`no benchmark matches --filter "${options.filter ?? ''}"\n`);
     return 1;
   }
   if (results.length > 0) process.stdout.write(`${formatResultsTable(results)}\n`);
+  for (const table of endToEnd.tables) process.stdout.write(`\n${table}\n`);
   process.stdout.write(`\ntotal ${((performance.now() - start) / 1000).toFixed(1)} s`);
   process.stdout.write(failures > 0 ? `, ${failures} benchmark(s) FAILED\n` : '\n');
   return failures > 0 ? 1 : 0;

@@ -9,6 +9,8 @@ export interface BenchOptions {
   /** Where the SQLite benchmark databases are created; undefined: the system's temporary directory. */
   readonly sqliteDirectory: string | undefined;
   readonly help: boolean;
+  /** Participants of the prompt-burst benchmark; undefined: the profile's default (100,000, or 2,000 with --quick). */
+  readonly burstParticipants: number | undefined;
 }
 
 /** The documented numbers: about 2.5 s of measurement per benchmark. */
@@ -36,6 +38,7 @@ Options:
   --filter <text>  only the benchmarks whose name contains <text>, e.g. --filter sqlite or --filter "engine turn"
   --sqlite-dir <d> create the SQLite databases under <d> (default: the system's temporary directory), to measure
                    the disk the data will live on
+  --burst <n>      participants of the prompt-burst benchmark (default 100,000; 2,000 with --quick)
   --help           this text
 
 PostgreSQL benchmarks run when PROMPTPIPE_BENCH_PG_URL (or PROMPTPIPE_TEST_PG_URL) is set.`;
@@ -49,6 +52,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       filter: { type: 'string' },
       'sqlite-dir': { type: 'string' },
       help: { type: 'boolean', default: false },
+      burst: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -58,5 +62,13 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     filter: values.filter?.trim() || undefined,
     sqliteDirectory: values['sqlite-dir']?.trim() || undefined,
     help: values.help,
+    burstParticipants: parseBurst(values.burst),
   };
+}
+
+function parseBurst(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1) throw new Error(`--burst must be a positive whole number, not "${value}"`);
+  return count;
 }

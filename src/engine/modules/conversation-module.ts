@@ -22,19 +22,34 @@ export interface ConversationModule {
   contextBlocks(input: ModuleContextInput): string[];
 }
 
+/**
+ * Formatters by time zone. Building an `Intl.DateTimeFormat` costs more than the rest of a context block, so each zone's
+ * is built once; the number of zones is bounded by the IANA database.
+ */
+const localTimeFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function localTimeFormatter(timeZone: string): Intl.DateTimeFormat {
+  let formatter = localTimeFormatters.get(timeZone);
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      weekday: 'long',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hour12: false,
+    });
+    localTimeFormatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
 /** The participant's local time, so the model can reason about "tonight" or "in an hour". */
 export function describeNow(participant: Participant, now: Date): string {
   const timeZone = participant.timezone || 'UTC';
-  const local = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    weekday: 'long',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hour12: false,
-  }).format(now);
+  const local = localTimeFormatter(timeZone).format(now);
   return `Current time for the participant: ${local} (${timeZone}${participant.timezone ? '' : ', time zone unknown'}).`;
 }
 

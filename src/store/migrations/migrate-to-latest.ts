@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import * as initial from './001-initial.ts';
 import * as whatsappWeb from './006-whatsapp-web.ts';
+import * as jobIndexes from './010-job-indexes.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -12,6 +13,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
   return {
     '001-initial': { up: (db) => initial.up(db, dialect) },
     '006-whatsapp-web': { up: (db) => whatsappWeb.up(db, dialect) },
+    '010-job-indexes': { up: (db) => jobIndexes.up(db) },
   };
 }
 
@@ -25,6 +27,9 @@ export async function migrateToLatest(
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
+    // Migrations are developed in parallel and each is independent of the others' tables, so a database that already
+    // has a later-numbered one still takes an earlier one it lacks (instead of refusing to start).
+    allowUnorderedMigrations: true,
     ...(options.schema === undefined ? {} : { migrationTableSchema: options.schema }),
   });
   const { error, results } = await migrator.migrateToLatest();

@@ -1,0 +1,115 @@
+/**
+ * End-to-end turns through the public interface: the real server process (SQLite, default settings), the webhook
+ * channel in and out, and an instant fake model. Each participant sends its next message as soon as the reply to the
+ * previous one reached the gateway; latency is from the inbound POST to the reply's arrival. Every scenario gets a
+ * fresh server, so its peak memory is its own.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { RunProfile } from '../support/benchmark.ts';
+import { latencyPercentiles } from '../support/statistics.ts';
+import { startInstantModelServer } from './instant-model-server.ts';
+import { startOutboundCapture } from './outbound-capture.ts';
+import { type ServerProcess, startServerProcess } from './server-process.ts';
+
+export interface EndToEndResult {
+  name: string;
+  turns: number;
+  turnsPerSecond: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  /** After enrolment and greetings, before the load. */
+  idleRssMiB: number;
+  /** The process's high-water mark at the end of the load. */
+  peakRssMiB: number;
+  /** Notes such as duplicates seen at the gateway; empty when all went well. */
+  remarks: string;
+}
+
+const WARMUP_TURNS_PER_PARTICIPANT = 5;
+/** Measurement time of one scenario. */
+const MEASURE_MS = { full: 10_000, quick: 2_000 } as const;
+/** How long the server idles after the greetings before its idle memory is read. */
+const SETTLE_MS = 1_000;
+
+const phoneOf = (index: number): string => `+1555${String(900_0000 + index).padStart(7, '0')}`;
+
+async function enroll(server: ServerProcess, count: number): Promise<{ id: string; phone: string }[]> {
+  const participants: { id: string; phone: string }[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const phone = phoneOf(index);
+    const answer = (await server.post('/conversation/participants', { phone_number: phone })) as {
+      result: { id: string };
+    };
+    participants.push({ id: answer.result.id, phone });
+  }
+  return participants;
+}
+
+export async function runEndToEndTurns(participantCount: number, profile: RunProfile): Promise<EndToEndResult> {
+  const stateDirectory = await mkdtemp(join(tmpdir(), 'promptpipe-bench-e2e-'));
+  const model = await startInstantModelServer();
+  const capture = await startOutboundCapture();
+  let server: ServerProcess | undefined;
+  try {
+    server = await startServerProcess({
+      PROMPTPIPE_STATE_DIR: stateDirectory,
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'bench',
+      PROMPTPIPE_WEBHOOK_URL: capture.url,
+    });
+    const running = server;
+    const participants = await enroll(running, participantCount);
+    await Promise.all(participants.map((participant) => capture.nextText(participant.id)));
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const idleRssMiB = running.rssMiB();
+
+    let messageNumber = 0;
+    const turn = async (participant: { id: string; phone: string }): Promise<number> => {
+      messageNumber += 1;
+      const started = performance.now();
+      const reply = capture.nextText(participant.id);
+      await running.post('/channels/webhook/messages', {
+        from: participant.phone,
+        text: `Message ${messageNumber}: I walked for ten minutes after lunch, but skipped yesterday.`,
+        id: `bench-in-${messageNumber}`,
+      });
+      await reply;
+      return performance.now() - started;
+    };
+
+    await Promise.all(
+      participants.map(async (participant) => {
+        for (let index = 0; index < WARMUP_TURNS_PER_PARTICIPANT; index += 1) await turn(participant);
+      }),
+    );
+
+    const latencies: number[] = [];
+    const started = performance.now();
+    const deadline = started + MEASURE_MS[profile.mode];
+    await Promise.all(
+      participants.map(async (participant) => {
+        while (performance.now() < deadline) latencies.push(await turn(participant));
+      }),
+    );
+    const elapsedMs = performance.now() - started;
+    const peakRssMiB = running.peakRssMiB();
+    return {
+      name: `end to end, ${participantCount} participant${participantCount === 1 ? '' : 's'} (webhook in/out)`,
+      turns: latencies.length,
+      turnsPerSecond: latencies.length / (elapsedMs / 1000),
+      ...latencyPercentiles(latencies),
+      idleRssMiB,
+      peakRssMiB,
+      remarks: capture.duplicates > 0 ? `${capture.duplicates} duplicate deliveries` : '',
+    };
+  } finally {
+    await server?.stop();
+    await capture.close();
+    await model.close();
+    await rm(stateDirectory, { recursive: true, force: true });
+  }
+}

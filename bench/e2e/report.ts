@@ -1,0 +1,50 @@
+/** The tables of the end-to-end benchmarks, in Markdown like the main table. */
+import { formatMilliseconds, formatRate } from '../support/report.ts';
+import type { EndToEndResult } from './end-to-end-turns.ts';
+import type { BurstResult } from './prompt-burst.ts';
+
+function table(headers: readonly string[], rows: readonly string[][]): string {
+  const all = [[...headers], ...rows];
+  const widths = headers.map((_, column) => Math.max(...all.map((row) => row[column]?.length ?? 0)));
+  const line = (row: readonly string[]) =>
+    `| ${row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`;
+  const rule = `| ${widths.map((width, column) => (column === 0 ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`)).join(' | ')} |`;
+  return [line(all[0] ?? []), rule, ...all.slice(1).map(line)].join('\n');
+}
+
+const mib = (value: number): string => `${value.toFixed(0)} MB`;
+
+export function formatEndToEndTable(results: readonly EndToEndResult[]): string {
+  return table(
+    ['end-to-end (real server process)', 'turns', 'turns/s', 'p50 ms', 'p95 ms', 'p99 ms', 'idle RSS', 'peak RSS'],
+    results.map((result) => [
+      result.remarks ? `${result.name} — ${result.remarks}` : result.name,
+      result.turns.toLocaleString('en-US'),
+      formatRate(result.turnsPerSecond),
+      formatMilliseconds(result.p50Ms),
+      formatMilliseconds(result.p95Ms),
+      formatMilliseconds(result.p99Ms),
+      mib(result.idleRssMiB),
+      mib(result.peakRssMiB),
+    ]),
+  );
+}
+
+export function formatBurstTable(result: BurstResult): string {
+  const complete = result.promptsDelivered === result.participants && result.duplicates === 0;
+  return table(
+    ['prompt burst (same local minute)', 'delivered in', 'prompts/s', 'idle RSS', 'peak RSS', 'lost or doubled'],
+    [
+      [
+        `${result.participants.toLocaleString('en-US')} participants (seeded in ${result.seedSeconds.toFixed(1)} s)`,
+        `${result.deliverySeconds.toFixed(1)} s`,
+        formatRate(result.promptsPerSecond),
+        mib(result.idleRssMiB),
+        mib(result.peakRssMiB),
+        complete
+          ? 'none'
+          : `${result.participants - result.promptsDelivered} lost, ${result.duplicates} duplicate deliveries`,
+      ],
+    ],
+  );
+}

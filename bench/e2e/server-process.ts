@@ -1,0 +1,97 @@
+/**
+ * The real `promptpipe serve` process for the end-to-end benchmarks, started exactly as `npm start` starts it
+ * (`node src/cli/main.ts serve`) with the environment given, and its memory read from `/proc/<pid>/status`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const START_TIMEOUT_MS = 60_000;
+
+export interface ServerProcess {
+  readonly baseUrl: string;
+  readonly pid: number;
+  /** Resident memory now, in MiB (`VmRSS`). */
+  rssMiB(): number;
+  /** The highest resident memory since the process started, in MiB (`VmHWM`). */
+  peakRssMiB(): number;
+  /** POSTs JSON; rejects on a non-2xx answer. */
+  post(path: string, body: unknown): Promise<unknown>;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** A port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+function statusFieldMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match?.[1]) throw new Error(`no ${field} for process ${pid}`);
+  return Number(match[1]) / 1024;
+}
+
+async function waitUntilHealthy(baseUrl: string, child: ChildProcess, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${stderr()}`);
+    try {
+      const response = await fetch(`${baseUrl}/health`);
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the server did not become healthy within ${START_TIMEOUT_MS / 1000} s:\n${stderr()}`);
+}
+
+export async function startServerProcess(environment: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['src/cli/main.ts', 'serve'], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment, API_ADDR: `127.0.0.1:${port}` },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-8_000);
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await waitUntilHealthy(baseUrl, child, () => stderr);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  const pid = child.pid ?? 0;
+  return {
+    baseUrl,
+    pid,
+    rssMiB: () => statusFieldMiB(pid, 'VmRSS'),
+    peakRssMiB: () => statusFieldMiB(pid, 'VmHWM'),
+    async post(path, body) {
+      const response = await fetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${text}`);
+      return text ? JSON.parse(text) : undefined;
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * A read cache of flow states for a store that is the only writer of its database (SQLite: one process, see the
+ * state-directory lock). A turn reads the participant's flow state a dozen times (routing, context, profile, tools,
+ * history), each a query and a parse of a row of ~10 kB; with the cache, only the first read of a participant goes
+ * to the database.
+ *
+ * Correctness rests on three rules:
+ * - A write outside a transaction invalidates the entry; a write inside one is kept aside and becomes the cached
+ *   value only when the outermost transaction commits (a rollback discards it). Reads inside a transaction see its
+ *   own writes first.
+ * - Deleting a participant (whose flow state the database deletes by cascade) invalidates the entry.
+ * - A read that raced with a write (the entry's generation moved while the query ran) is returned but not cached.
+ * Values are copied in and out, so a caller that mutates what it got cannot change the cache.
+ *
+ * Never use it for PostgreSQL: other processes write the same rows.
+ */
+import type { FlowState } from '../domain/flow-state.ts';
+import type { FlowStateRepository, ParticipantRepository, Store } from './store.ts';
+
+/** Participants whose state is kept; past this the least recently used are dropped. */
+const DEFAULT_CAPACITY = 10_000;
+
+function copy(state: FlowState): FlowState {
+  return {
+    ...state,
+    stateData: { ...state.stateData },
+    createdAt: new Date(state.createdAt.getTime()),
+    updatedAt: new Date(state.updatedAt.getTime()),
+  };
+}
+
+/** Writes of one transaction: a state, or null for a deletion. */
+type PendingWrites = Map<string, FlowState | null>;
+
+export function withFlowStateCache(store: Store, capacity: number = DEFAULT_CAPACITY): Store {
+  const cached = new Map<string, FlowState>();
+  /** Bumped on every write and invalidation of a participant, so a read that overlapped one is not cached. */
+  const generations = new Map<string, number>();
+
+  const generationOf = (participantId: string): number => generations.get(participantId) ?? 0;
+  function invalidate(participantId: string): void {
+    cached.delete(participantId);
+    generations.set(participantId, generationOf(participantId) + 1);
+  }
+  function remember(participantId: string, state: FlowState): void {
+    cached.delete(participantId);
+    cached.set(participantId, copy(state));
+    if (cached.size > capacity) {
+      const oldest = cached.keys().next().value;
+      if (oldest !== undefined) cached.delete(oldest);
+    }
+  }
+
+  function flowStates(inner: FlowStateRepository, pending: PendingWrites | undefined): FlowStateRepository {
+    return {
+      async get(participantId) {
+        if (pending?.has(participantId)) {
+          const written = pending.get(participantId);
+          return written ? copy(written) : undefined;
+        }
+        const hit = cached.get(participantId);
+        if (hit) return copy(hit);
+        const generation = generationOf(participantId);
+        const state = await inner.get(participantId);
+        if (state && generationOf(participantId) === generation) remember(participantId, state);
+        return state;
+      },
+      async save(state) {
+        await inner.save(state);
+        if (pending) pending.set(state.participantId, copy(state));
+        else invalidate(state.participantId);
+      },
+      async delete(participantId) {
+        await inner.delete(participantId);
+        if (pending) pending.set(participantId, null);
+        else invalidate(participantId);
+      },
+    };
+  }
+
+  function participants(inner: ParticipantRepository, pending: PendingWrites | undefined): ParticipantRepository {
+    return {
+      ...inner,
+      async delete(id) {
+        const deleted = await inner.delete(id);
+        if (pending) pending.set(id, null);
+        else invalidate(id);
+        return deleted;
+      },
+    };
+  }
+
+  function transactionStore(tx: Store, pending: PendingWrites): Store {
+    const wrapped: Store = {
+      ...tx,
+      flowStates: flowStates(tx.flowStates, pending),
+      participants: participants(tx.participants, pending),
+      // Nested calls join the transaction, and so its pending writes.
+      transaction: (fn) => fn(wrapped),
+    };
+    return wrapped;
+  }
+
+  return {
+    ...store,
+    flowStates: flowStates(store.flowStates, undefined),
+    participants: participants(store.participants, undefined),
+    async transaction(fn) {
+      const pending: PendingWrites = new Map();
+      try {
+        const result = await store.transaction((tx) => fn(transactionStore(tx as Store, pending)));
+        for (const [participantId, state] of pending) {
+          invalidate(participantId);
+          if (state) remember(participantId, state);
+        }
+        return result;
+      } catch (error) {
+        // Rolled back, or perhaps committed with the error raised afterwards: either way the cache must not guess.
+        for (const participantId of pending.keys()) invalidate(participantId);
+        throw error;
+      }
+    },
+    close: () => store.close(),
+    ping: () => store.ping(),
+  };
+}

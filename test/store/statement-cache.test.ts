@@ -1,0 +1,39 @@
+import SqliteDatabase from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { withStatementCache } from '../../src/store/sqlite/statement-cache.ts';
+
+describe('SQLite statement cache', () => {
+  const database = new SqliteDatabase(':memory:');
+  database.exec('create table numbers (value integer)');
+  database.exec('insert into numbers (value) values (1), (2), (3)');
+
+  it('hands back the same prepared statement for the same SQL text', () => {
+    const cached = withStatementCache(database);
+    const first = cached.prepare('select value from numbers order by value');
+    const second = cached.prepare('select value from numbers order by value');
+    expect(second).toBe(first);
+    expect(second.all([])).toEqual([{ value: 1 }, { value: 2 }, { value: 3 }]);
+  });
+
+  it('prepares a fresh statement while the cached one is still being iterated (a streamed select)', () => {
+    const cached = withStatementCache(database);
+    const sqlText = 'select value from numbers where value >= ? order by value';
+    const streaming = cached.prepare(sqlText);
+    const iterator = streaming.iterate([1]);
+    expect(iterator.next().value).toEqual({ value: 1 });
+    const meanwhile = cached.prepare(sqlText);
+    expect(meanwhile).not.toBe(streaming);
+    expect(meanwhile.all([3])).toEqual([{ value: 3 }]);
+    expect([...iterator]).toEqual([{ value: 2 }, { value: 3 }]);
+  });
+
+  it('drops the least recently used statement past its capacity', () => {
+    const cached = withStatementCache(database, 2);
+    const one = cached.prepare('select 1 as n');
+    const two = cached.prepare('select 2 as n');
+    expect(cached.prepare('select 1 as n')).toBe(one);
+    cached.prepare('select 3 as n');
+    expect(cached.prepare('select 1 as n')).toBe(one);
+    expect(cached.prepare('select 2 as n')).not.toBe(two);
+  });
+});
