@@ -76,7 +76,10 @@ export async function linkDevice(
       );
       let pairingRequested = false;
       let restarts = 0;
+      let finished = false;
       const finish = (error: Error | undefined, status?: LinkStatus) => {
+        // Closing the socket afterwards emits a close too, which must not start another connection.
+        finished = true;
         clearTimeout(timeout);
         if (error) reject(error);
         else if (status) resolve(status);
@@ -90,6 +93,7 @@ export async function linkDevice(
           saving = saving.then(() => authState.saveCreds());
         });
         current.ev.on('connection.update', (update) => {
+          if (finished) return;
           if (update.qr) {
             if (phoneDigits === undefined) options.onQr(update.qr);
             else if (!pairingRequested) {

@@ -67,6 +67,8 @@ describe('whatsapp-web channel', () => {
     expect(creds).toContain('"registered":true');
     expect(creds).toContain('15550009999');
     expect(whatsapp.sockets.length).toBeGreaterThanOrEqual(2);
+    // The linking connection is closed once linked; only the channel's is open.
+    expect(whatsapp.sockets.filter((socket) => socket.open)).toHaveLength(1);
   });
 
   it('starts without credentials, says it is not linked, and holds deliveries instead of failing them', async () => {
