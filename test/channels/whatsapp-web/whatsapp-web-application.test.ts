@@ -1,0 +1,68 @@
+/**
+ * The whatsapp-web channel inside the composed application (`createApplication`), before the account is linked:
+ * the server starts, `/health` says so, outbound messages wait (never fail, never lose attempts) and all go out
+ * once the device is linked.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FakeWhatsApp } from '../../../src/channels/whatsapp-web/fake-whatsapp-socket.ts';
+import { phoneToJid } from '../../../src/channels/whatsapp-web/whatsapp-jid.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { type Application, createApplication } from '../../../src/main.ts';
+import { createLogger } from '../../../src/observability/log.ts';
+import { createSqliteStore } from '../../../src/store/sqlite/sqlite-store.ts';
+import { linkFakeAccount, startChannel } from './whatsapp-web-harness.ts';
+
+let app: Application | undefined;
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+});
+
+describe('whatsapp-web in the application, not linked yet', () => {
+  it('starts, reports not_linked on /health, holds the greeting, and delivers it once linked', async () => {
+    const config = loadConfig({
+      PROMPTPIPE_CHANNEL: 'whatsapp-web',
+      PROMPTPIPE_CLOCK: 'manual',
+      PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00.000Z',
+      LOG_LEVEL: 'silent',
+    });
+    const store = await createSqliteStore({ filename: ':memory:' });
+    const whatsapp = new FakeWhatsApp();
+    const channel = startChannel(store, whatsapp, { deliveryHoldMs: 60_000 });
+    app = await createApplication({ config, log: createLogger({ level: 'silent' }), store, channel });
+    await app.start();
+    await vi.waitFor(() => expect(channel.connectionState()).toBe('not_linked'));
+
+    const health = await app.server.inject({ method: 'GET', url: '/health' });
+    expect(health.json()).toMatchObject({ status: 'healthy', channels: { 'whatsapp-web': { state: 'not_linked' } } });
+
+    const participant = await app.participants.enroll({ phoneNumber: '+15550000001' }, { greet: true, source: 'test' });
+    await app.runner.runDue();
+    // The background loop may be the one running the delivery: wait for its outcome, the held copy.
+    const pending = await vi.waitFor(async () => {
+      const jobs = await store.jobs.listPending({ kind: 'deliver_message' });
+      expect(jobs.map((job) => job.status)).toEqual(['pending']);
+      return jobs;
+    });
+    expect(pending[0]).toMatchObject({ status: 'pending', attempts: 0, participantId: participant.id });
+    expect(pending[0]?.payload['heldFrom']).toEqual(expect.any(String));
+    expect(pending[0]?.runAt.getTime()).toBe(app.clock.now().getTime() + 60_000);
+    expect(whatsapp.sent).toEqual([]);
+
+    // Still not linked an hour later: held again, nothing failed.
+    await app.runner.advanceTo(new Date(app.clock.now().getTime() + 3_600_000));
+    await vi.waitFor(async () =>
+      expect((await store.jobs.listPending({ kind: 'deliver_message' })).map((job) => job.status)).toEqual(['pending']),
+    );
+    expect((await store.events.list()).filter((event) => event.type === 'job-failed')).toEqual([]);
+
+    await linkFakeAccount(store, whatsapp);
+    await vi.waitFor(() => expect(channel.connectionState()).toBe('open'), { timeout: 5_000 });
+    await app.runner.advanceTo(new Date(app.clock.now().getTime() + 60_000));
+    await vi.waitFor(() => expect(whatsapp.sent).toHaveLength(1));
+    expect(whatsapp.sent[0]).toMatchObject({ jid: phoneToJid('+15550000001'), content: { text: expect.any(String) } });
+    await vi.waitFor(async () => expect(await store.jobs.listPending({ kind: 'deliver_message' })).toEqual([]));
+    const linkedHealth = await app.server.inject({ method: 'GET', url: '/health' });
+    expect(linkedHealth.json()).toMatchObject({ channels: { 'whatsapp-web': { state: 'open' } } });
+  });
+});
