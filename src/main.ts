@@ -360,6 +360,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       stopping ??= (async () => {
         // Order: no new requests (in-flight ones finish), then the turns in flight, then jobs, then the database.
         if (listening) await server.close();
+        // WhatsApp acknowledges a message once received: stop receiving before the pipeline refuses messages, or one
+        // arriving in between would be lost. Deliveries still running then are held for the next start.
+        if (isWhatsAppWebChannel(channel)) await channel.stop?.();
         await inbound.stop();
         await runner.stop();
         await channel.stop?.();
