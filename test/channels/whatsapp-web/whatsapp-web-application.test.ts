@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeWhatsApp } from '../../../src/channels/whatsapp-web/fake-whatsapp-socket.ts';
 import { phoneToJid } from '../../../src/channels/whatsapp-web/whatsapp-jid.ts';
 import { loadConfig } from '../../../src/config.ts';
+import { DONE_POLL, INTENSITY_POLL_QUESTION, intensityPollOptions } from '../../../src/domain/polls.ts';
 import { type Application, createApplication } from '../../../src/main.ts';
 import { createLogger } from '../../../src/observability/log.ts';
 import { createSqliteStore } from '../../../src/store/sqlite/sqlite-store.ts';
@@ -64,5 +65,53 @@ describe('whatsapp-web in the application, not linked yet', () => {
     await vi.waitFor(async () => expect(await store.jobs.listPending({ kind: 'deliver_message' })).toEqual([]));
     const linkedHealth = await app.server.inject({ method: 'GET', url: '/health' });
     expect(linkedHealth.json()).toMatchObject({ channels: { 'whatsapp-web': { state: 'open' } } });
+  });
+
+  it('turns decrypted votes on both polls into their effects: Done counts a success, Increase steps intensity', async () => {
+    const config = loadConfig({ PROMPTPIPE_CHANNEL: 'whatsapp-web', PROMPTPIPE_CLOCK: 'manual', LOG_LEVEL: 'silent' });
+    const store = await createSqliteStore({ filename: ':memory:' });
+    const whatsapp = new FakeWhatsApp();
+    await linkFakeAccount(store, whatsapp);
+    const channel = startChannel(store, whatsapp);
+    app = await createApplication({ config, log: createLogger({ level: 'silent' }), store, channel });
+    await app.start();
+    await vi.waitFor(() => expect(channel.connectionState()).toBe('open'), { timeout: 5_000 });
+    const participant = await app.participants.enroll(
+      { phoneNumber: '+15550000001' },
+      { greet: false, source: 'test' },
+    );
+    const jid = phoneToJid(participant.phoneNumber);
+    const polls = [
+      { id: 'out_done', question: DONE_POLL.question, options: [...DONE_POLL.options], vote: 'Done' },
+      {
+        id: 'out_intensity',
+        question: INTENSITY_POLL_QUESTION,
+        options: intensityPollOptions('normal'),
+        vote: 'Increase',
+      },
+    ];
+    for (const poll of polls) {
+      const { providerMessageId } = await channel.send({
+        id: poll.id,
+        participantId: participant.id,
+        to: participant.phoneNumber,
+        kind: 'poll',
+        text: poll.question,
+        poll: { id: poll.id, question: poll.question, options: poll.options },
+      });
+      whatsapp.vote({ pollId: providerMessageId ?? '', voterJid: jid, options: [poll.vote] });
+    }
+    await vi.waitFor(
+      async () => {
+        const answered = (await store.events.list({ participantId: participant.id })).filter(
+          (event) => event.type === 'poll-answered',
+        );
+        expect(answered.map((event) => event.data)).toEqual([
+          expect.objectContaining({ kind: 'success-counted', successCount: 1, option: 'Done' }),
+          expect.objectContaining({ kind: 'intensity-changed', from: 'normal', to: 'high', option: 'Increase' }),
+        ]);
+      },
+      { timeout: 10_000 },
+    );
   });
 });
