@@ -290,7 +290,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // A channel that is not connected (whatsapp-web before linking) asks for its deliveries to wait, not fail.
   runner.register(
     DELIVER_MESSAGE_JOB,
-    withDeliveryHold({ handler: createDeliveryHandler({ channel, metrics, log }), store, clock, newId, log }),
+    withDeliveryHold({
+      handler: createDeliveryHandler({ channel, metrics, log }),
+      store,
+      clock,
+      newId,
+      log,
+      ...(isWhatsAppWebChannel(channel) ? { holdBefore: () => channel.deliveryHold() } : {}),
+    }),
   );
 
   const participants = createParticipantService({

@@ -9,7 +9,7 @@ import type { NewId } from '../../domain/ids.ts';
 import type { Log } from '../../observability/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { JobHandler } from '../../scheduling/job-runner.ts';
-import type { Store } from '../../store/store.ts';
+import type { Job, Store } from '../../store/store.ts';
 
 /** An error that asks for the delivery to be held (`WhatsAppNotConnectedError`). */
 export interface DeliveryHoldRequest {
@@ -26,10 +26,17 @@ export function withDeliveryHold(options: {
   clock: Clock;
   newId: NewId;
   log: Log;
+  /**
+   * Asked first: a hold (without even trying) when the channel is known to be disconnected, so a long outage does
+   * not log a failed delivery every few seconds. Undefined: try the delivery.
+   */
+  holdBefore?: (job: Job) => DeliveryHoldRequest | undefined;
 }): JobHandler {
   const { handler, store, clock, newId, log } = options;
   return async (job) => {
     try {
+      const hold = options.holdBefore?.(job);
+      if (hold) throw Object.assign(new Error('the channel is not connected'), hold);
       await handler(job);
     } catch (error) {
       if (!isDeliveryHoldRequest(error)) throw error;

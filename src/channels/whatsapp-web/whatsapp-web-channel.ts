@@ -53,6 +53,8 @@ export interface WhatsAppWebChannel extends Channel {
   /** Where inbound messages go (the inbound pipeline is built after the channel). */
   attachInbound(receiver: Pick<InboundService, 'receive'>): void;
   connectionState(): WhatsAppConnectionState;
+  /** How long a delivery should wait, while not connected; undefined when connected. */
+  deliveryHold(): { deliveryHoldMs: number } | undefined;
   /** Resolves when every inbound event received so far has been handled (tests). */
   idle(): Promise<void>;
 }
@@ -377,6 +379,7 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
       receiver = inbound;
     },
     connectionState: () => supervisor.state(),
+    deliveryHold: () => (supervisor.openSocket() ? undefined : { deliveryHoldMs }),
     async idle() {
       let current: Promise<void>;
       do {
