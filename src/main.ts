@@ -16,9 +16,12 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import { createApiServer } from './api/api-server.ts';
 import type { Channel } from './channels/channel.ts';
+import { type ChannelRegistry, createChannelRegistry } from './channels/channel-registry.ts';
 import { createConsoleChannel } from './channels/console/console-channel.ts';
 import { createDeliveryHandler, DELIVER_MESSAGE_JOB } from './channels/delivery-handler.ts';
+import { createDeliveryReceipts } from './channels/delivery-receipts.ts';
 import { createInboundService, type InboundService } from './channels/inbound-service.ts';
+import { createOptOutHandler } from './channels/opt-out.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
 import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
@@ -61,7 +64,7 @@ import { registerTimers } from './scheduling/timers/index.ts';
 import { createInProcessLock } from './store/participant-lock.ts';
 import { createPostgresStore } from './store/postgres/postgres-store.ts';
 import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
-import type { Store } from './store/store.ts';
+import type { Job, Store } from './store/store.ts';
 import { createGenerateHabitPromptTool } from './tools/generate-habit-prompt-tool.ts';
 import { createSaveUserProfileTool } from './tools/save-user-profile-tool.ts';
 import { createSchedulerTool } from './tools/scheduler-tool.ts';
@@ -79,7 +82,7 @@ export type ApplicationLogger = Log & FastifyBaseLogger;
 export interface ApplicationOptions {
   config: Config;
   log: ApplicationLogger;
-  /** Replaces the channel chosen by `PROMPTPIPE_CHANNEL` (the console chat passes its own). */
+  /** Replaces the channels chosen by `PROMPTPIPE_CHANNEL` with this one (the console chat passes its own). */
   channel?: Channel;
   /** Replaces the store the configuration names (tests). */
   store?: Store;
@@ -91,7 +94,9 @@ export interface Application {
   readonly store: Store;
   readonly clock: Clock;
   readonly metrics: Metrics;
+  /** The default channel. */
   readonly channel: Channel;
+  readonly channels: ChannelRegistry;
   readonly llm: LlmClient;
   readonly flow: ConversationFlow;
   readonly participants: ParticipantService;
@@ -144,11 +149,19 @@ function createLlm(config: Config, log: Log): LlmClient {
   });
 }
 
-function createConfiguredChannel(config: Config, log: Log): Channel {
-  if (config.channel.kind === 'console') {
-    log.warn({}, 'console channel: coach messages are printed on stdout; talk to the coach with `promptpipe chat`');
-    return createConsoleChannel({ output: process.stdout });
-  }
+/** One adapter per enabled channel, in `PROMPTPIPE_CHANNEL` order (the first is the default). */
+function createConfiguredChannels(config: Config, log: Log, whatsappWeb?: () => Channel): Channel[] {
+  return config.channel.enabled.map((name) => {
+    if (name === WHATSAPP_WEB_CHANNEL && whatsappWeb) return whatsappWeb();
+    if (name === 'console') {
+      log.warn({}, 'console channel: coach messages are printed on stdout; talk to the coach with `promptpipe chat`');
+      return createConsoleChannel({ output: process.stdout });
+    }
+    return createConfiguredWebhookChannel(config, log);
+  });
+}
+
+function createConfiguredWebhookChannel(config: Config, log: Log): Channel {
   const { webhookUrl, webhookSecret } = config.channel;
   if (webhookUrl) {
     log.info({ url: webhookUrl, signed: Boolean(webhookSecret) }, `webhook channel: delivering to ${webhookUrl}`);
@@ -274,29 +287,47 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     }),
   );
 
-  const channel =
-    options.channel ??
-    (config.channel.kind === WHATSAPP_WEB_CHANNEL
-      ? createWhatsAppWebChannel({
+  const whatsappSocketFactory = config.channel.enabled.includes(WHATSAPP_WEB_CHANNEL)
+    ? await loadWhatsAppSocketFactory(config, log)
+    : undefined;
+  const createWhatsAppWeb = whatsappSocketFactory
+    ? () =>
+        createWhatsAppWebChannel({
           store,
           clock,
           log,
-          socketFactory: await loadWhatsAppSocketFactory(config, log),
+          socketFactory: whatsappSocketFactory,
           lease: createWhatsAppLease(config, log),
         })
-      : createConfiguredChannel(config, log));
+    : undefined;
+  const channels = createChannelRegistry(
+    options.channel ? [options.channel] : createConfiguredChannels(config, log, createWhatsAppWeb),
+  );
+  const channel = channels.defaultChannel;
+  const whatsappWebChannel = channels.all().find(isWhatsAppWebChannel);
+  const receipts = createDeliveryReceipts({ store, clock, metrics, log });
+  whatsappWebChannel?.attachReceipts(receipts);
   // Under the participant's lock: the lock is FIFO, so a prompt and its polls reach the gateway in the order they were
   // sent, never overlapping (a slow gateway must not see "Did you do it?" before the prompt).
   // A channel that is not connected (whatsapp-web before linking) asks for its deliveries to wait, not fail.
   runner.register(
     DELIVER_MESSAGE_JOB,
     withDeliveryHold({
-      handler: createDeliveryHandler({ channel, metrics, log }),
+      handler: createDeliveryHandler({ channels, metrics, log, receipts }),
       store,
       clock,
       newId,
       log,
-      ...(isWhatsAppWebChannel(channel) ? { holdBefore: () => channel.deliveryHold() } : {}),
+      ...(whatsappWebChannel
+        ? {
+            holdBefore: (job: Job) => {
+              const queued = (job.payload as { message?: { channel?: string } }).message;
+              return channels.resolve(queued?.channel) === whatsappWebChannel
+                ? whatsappWebChannel.deliveryHold()
+                : undefined;
+            },
+          }
+        : {}),
     }),
   );
 
@@ -309,6 +340,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     newId,
     log,
     defaultCountry: config.conversation.defaultCountry,
+    channelNames: channels.names,
     prepTimeMinutes: config.scheduling.prepTimeMinutes,
     onJobEnqueued: notifyRunner,
   });
@@ -321,19 +353,29 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log,
     metrics,
     autoEnroll: config.conversation.autoEnrollNewUsers,
+    optOut: createOptOutHandler({
+      store,
+      clock,
+      participants,
+      messenger,
+      channels,
+      keywords: { optOut: config.channel.optOutKeywords, optIn: config.channel.optInKeywords },
+      log,
+    }),
   });
-  if (isWhatsAppWebChannel(channel)) channel.attachInbound(inbound);
+  whatsappWebChannel?.attachInbound(inbound);
   const server = createApiServer({
     config,
     store,
     participants,
     clock,
     runner,
-    channelRoutes:
-      channel.name === 'webhook' ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })] : [],
+    channelRoutes: channels.get('webhook')
+      ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })]
+      : [],
     metrics,
-    ...(isWhatsAppWebChannel(channel)
-      ? { channelStates: () => ({ [WHATSAPP_WEB_CHANNEL]: { state: channel.connectionState() } }) }
+    ...(whatsappWebChannel
+      ? { channelStates: () => ({ [WHATSAPP_WEB_CHANNEL]: { state: whatsappWebChannel.connectionState() } }) }
       : {}),
     log,
     httpLogger: log,
@@ -348,6 +390,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     clock,
     metrics,
     channel,
+    channels,
     llm,
     flow,
     participants,
@@ -355,7 +398,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     runner,
     server,
     async start(startOptions = {}) {
-      await channel.start?.();
+      for (const enabled of channels.all()) await enabled.start?.();
       await inbound.recoverUnprocessed();
       runner.start();
       if (startOptions.listen) {
@@ -369,10 +412,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         if (listening) await server.close();
         // WhatsApp acknowledges a message once received: stop receiving before the pipeline refuses messages, or one
         // arriving in between would be lost. Deliveries still running then are held for the next start.
-        if (isWhatsAppWebChannel(channel)) await channel.stop?.();
+        await whatsappWebChannel?.stop?.();
         await inbound.stop();
         await runner.stop();
-        await channel.stop?.();
+        for (const enabled of channels.all()) await enabled.stop?.();
         if (!listening) await server.close();
         await store.close();
         log.info({}, 'stopped');

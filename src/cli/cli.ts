@@ -139,6 +139,7 @@ interface EnrollOptions {
   ethnicity?: string;
   background?: string;
   timezone?: string;
+  channel?: string;
   greet: boolean;
 }
 
@@ -154,6 +155,7 @@ async function enrollParticipant(io: CliIo, options: EnrollOptions): Promise<voi
         ...(options.ethnicity !== undefined ? { ethnicity: options.ethnicity } : {}),
         ...(options.background !== undefined ? { background: options.background } : {}),
         ...(options.timezone !== undefined ? { timezone: options.timezone } : {}),
+        ...(options.channel !== undefined ? { channel: options.channel } : {}),
       },
       { greet: options.greet, source: 'cli' },
     );
@@ -208,6 +210,7 @@ export function buildCli(io: CliIo = processIo): Command {
     .option('--ethnicity <ethnicity>')
     .option('--background <text>')
     .option('--timezone <zone>', 'IANA time zone, e.g. America/New_York')
+    .option('--channel <name>', 'one of the enabled channels (PROMPTPIPE_CHANNEL); default the first')
     .option('--no-greet', 'do not send the greeting')
     .action((options: EnrollOptions) => enrollParticipant(io, options));
 

@@ -17,6 +17,8 @@ export interface Participant {
   background: string;
   /** IANA time zone, or empty when unknown. */
   timezone: string;
+  /** The channel the participant is reached on (`webhook`, `twilio`…); empty: the default channel. */
+  channel: string;
   status: ParticipantStatus;
   enrolledAt: Date;
   createdAt: Date;

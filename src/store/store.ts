@@ -25,6 +25,7 @@ export interface StoreRepositories {
   readonly inbound: InboundMessageRepository;
   readonly whatsappAuth: WhatsAppAuthRepository;
   readonly whatsappMessages: WhatsAppMessageRepository;
+  readonly deliveries: DeliveryRepository;
 }
 
 export interface Store extends StoreRepositories {
@@ -49,7 +50,9 @@ export interface ParticipantRepository {
   /** Returns the updated participant, or undefined when the id is unknown. */
   update(
     id: string,
-    patch: Partial<Pick<Participant, 'name' | 'gender' | 'ethnicity' | 'background' | 'timezone' | 'status'>> & {
+    patch: Partial<
+      Pick<Participant, 'name' | 'gender' | 'ethnicity' | 'background' | 'timezone' | 'status' | 'channel'>
+    > & {
       updatedAt: Date;
     },
   ): Promise<Participant | undefined>;
@@ -293,4 +296,34 @@ export interface WhatsAppMessageRepository {
   get(providerMessageId: string): Promise<WhatsAppSentMessage | undefined>;
   /** The message sent for an outbound id (a retried delivery must not send twice). */
   getByOutboundId(outboundId: string): Promise<WhatsAppSentMessage | undefined>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Deliveries (append-only receipts of outbound messages)
+
+/** One fact about an outbound message: sent (with the provider's id), delivered, read, failed… */
+export interface NewDeliveryRecord {
+  outboundId: string;
+  participantId?: string;
+  channel: string;
+  providerMessageId?: string;
+  /** One of `DELIVERY_STATUSES` (channels/channel.ts). */
+  status: string;
+  errorCode?: string;
+  errorMessage?: string;
+  createdAt: Date;
+}
+
+export interface DeliveryRecord extends NewDeliveryRecord {
+  id: number;
+}
+
+export interface DeliveryRepository {
+  record(delivery: NewDeliveryRecord): Promise<DeliveryRecord>;
+  /** The newest record of each of these outbound ids (ids without any are absent). */
+  latest(outboundIds: readonly string[]): Promise<Map<string, DeliveryRecord>>;
+  /** Every record of one outbound message, oldest first. */
+  listFor(outboundId: string): Promise<DeliveryRecord[]>;
+  /** The outbound message a provider id belongs to: the record that carried it, or undefined. */
+  findByProviderId(channel: string, providerMessageId: string): Promise<DeliveryRecord | undefined>;
 }

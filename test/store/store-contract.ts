@@ -24,6 +24,7 @@ function makeParticipant(overrides: Partial<Participant> = {}): Participant {
     ethnicity: 'n/a',
     background: 'Engineer',
     timezone: 'Europe/London',
+    channel: '',
     status: 'active',
     enrolledAt: at(0),
     createdAt: at(0),

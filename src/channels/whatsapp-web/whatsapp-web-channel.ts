@@ -22,6 +22,7 @@ import type { Log } from '../../observability/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { Store, WhatsAppSentMessage } from '../../store/store.ts';
 import type { Channel, ChannelInboundMessage, DeliveryResult, OutboundMessage } from '../channel.ts';
+import type { DeliveryReceipts } from '../delivery-receipts.ts';
 import type { InboundService } from '../inbound-service.ts';
 import type { ConnectionLease } from './connection-lease.ts';
 import {
@@ -52,6 +53,8 @@ export class WhatsAppNotConnectedError extends AppError {
 export interface WhatsAppWebChannel extends Channel {
   /** Where inbound messages go (the inbound pipeline is built after the channel). */
   attachInbound(receiver: Pick<InboundService, 'receive'>): void;
+  /** Where delivered / read receipts go (the deliveries log, matched by WhatsApp's message id). */
+  attachReceipts(receipts: Pick<DeliveryReceipts, 'receive'>): void;
   connectionState(): WhatsAppConnectionState;
   /** How long a delivery should wait, while not connected; undefined when connected. */
   deliveryHold(): { deliveryHoldMs: number } | undefined;
@@ -83,6 +86,7 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
   const deliveryHoldMs = options.deliveryHoldMs ?? 30_000;
   const typingTimeoutMs = options.typingTimeoutMs ?? 60_000;
   let receiver: Pick<InboundService, 'receive'> | undefined;
+  let receipts: Pick<DeliveryReceipts, 'receive'> | undefined;
   const typing = new Map<string, NodeJS.Timeout>();
   // Inbound events are handled one at a time, in arrival order (a text and the vote after it stay in order).
   let inboundQueue = Promise.resolve();
@@ -128,13 +132,15 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
     });
   }
 
-  async function handleReceipt(providerMessageId: string, status: number): Promise<void> {
-    if (status < ReceiptStatus.DELIVERED) return;
+  async function handleReceipt(providerMessageId: string, reportedStatus: number): Promise<void> {
+    if (reportedStatus < ReceiptStatus.DELIVERED) return;
     const sent = await store.whatsappMessages.get(providerMessageId);
     if (!sent) return;
+    const status = reportedStatus >= ReceiptStatus.READ ? 'read' : 'delivered';
+    await receipts?.receive({ channel: WHATSAPP_WEB_CHANNEL, providerMessageId, status, at: clock.now() });
     await store.events.record({
       participantId: sent.participantId,
-      type: status === ReceiptStatus.DELIVERED ? 'message-delivered' : 'message-read',
+      type: status === 'delivered' ? 'message-delivered' : 'message-read',
       data: { channel: WHATSAPP_WEB_CHANNEL, outbound_id: sent.outboundId, provider_message_id: providerMessageId },
       createdAt: clock.now(),
     });
@@ -377,6 +383,9 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
     },
     attachInbound(inbound) {
       receiver = inbound;
+    },
+    attachReceipts(target) {
+      receipts = target;
     },
     connectionState: () => supervisor.state(),
     deliveryHold: () => (supervisor.openSocket() ? undefined : { deliveryHoldMs }),

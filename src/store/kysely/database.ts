@@ -23,6 +23,7 @@ export interface ParticipantsTable {
   ethnicity: string;
   background: string;
   timezone: string;
+  channel: Generated<string>;
   status: string;
   enrolled_at: TimestampColumn;
   created_at: TimestampColumn;
@@ -124,4 +125,17 @@ export interface Database {
   inbound_messages: InboundMessagesTable;
   whatsapp_auth: WhatsAppAuthTable;
   whatsapp_messages: WhatsAppMessagesTable;
+  deliveries: DeliveriesTable;
+}
+
+export interface DeliveriesTable {
+  id: Generated<number>;
+  outbound_id: string;
+  participant_id: string | null;
+  channel: string;
+  provider_message_id: string | null;
+  status: string;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: TimestampColumn;
 }
