@@ -114,4 +114,43 @@ describe('whatsapp-web in the application, not linked yet', () => {
       { timeout: 10_000 },
     );
   });
+
+  it('records sent, delivered and read in the deliveries log from WhatsApp receipts', async () => {
+    const config = loadConfig({ PROMPTPIPE_CHANNEL: 'whatsapp-web', PROMPTPIPE_CLOCK: 'manual', LOG_LEVEL: 'silent' });
+    const store = await createSqliteStore({ filename: ':memory:' });
+    const whatsapp = new FakeWhatsApp();
+    await linkFakeAccount(store, whatsapp);
+    const channel = startChannel(store, whatsapp);
+    app = await createApplication({ config, log: createLogger({ level: 'silent' }), store, channel });
+    await app.start();
+    await vi.waitFor(() => expect(channel.connectionState()).toBe('open'), { timeout: 5_000 });
+    await app.participants.enroll({ phoneNumber: '+15550000001' }, { greet: true, source: 'test' });
+    await app.runner.runDue();
+    const sent = await vi.waitFor(() => {
+      const [first] = whatsapp.sent;
+      if (!first) throw new Error('nothing sent yet');
+      return first;
+    });
+    const record = await vi.waitFor(async () => {
+      const found = await store.deliveries.findByProviderId('whatsapp-web', sent.id);
+      if (!found) throw new Error('no sent record yet');
+      return found;
+    });
+    whatsapp.receipt(sent.id, 3);
+    whatsapp.receipt(sent.id, 4);
+    await channel.idle();
+    await vi.waitFor(async () =>
+      expect((await store.deliveries.listFor(record.outboundId)).map((delivery) => delivery.status)).toEqual([
+        'sent',
+        'delivered',
+        'read',
+      ]),
+    );
+  });
+
+  it('is enabled alongside other channels', () => {
+    const config = loadConfig({ PROMPTPIPE_CHANNEL: 'webhook,whatsapp-web' });
+    expect(config.channel.enabled).toEqual(['webhook', 'whatsapp-web']);
+    expect(loadConfig({ PROMPTPIPE_CHANNEL: 'whatsapp-web' }).channel.kind).toBe('whatsapp-web');
+  });
 });
