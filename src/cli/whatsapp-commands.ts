@@ -93,24 +93,39 @@ async function serverConnectionState(config: Config): Promise<string | undefined
 }
 
 async function status(io: CliIo, options: { json?: boolean }): Promise<void> {
-  await withLinking(async (linking, _store, config) => {
+  const config = loadConfig(readEnvironment());
+  const fromServer = await serverConnectionState(config);
+  await withLinking(async (linking) => {
     const link = await readLinkStatus(linking);
-    const connection = await serverConnectionState(config);
-    if (options.json) {
-      io.stdout.write(
-        `${JSON.stringify({ linked: link.linked, account: link.account ?? null, connection: connection ?? null, connected: connection === 'open' })}\n`,
-      );
-      return;
-    }
-    io.stdout.write(
-      link.linked ? `linked: yes, as ${link.account ?? 'unknown'}\n` : `linked: no — ${LINK_INSTRUCTIONS}\n`,
-    );
-    io.stdout.write(
-      connection === undefined
-        ? `connected: no (no PromptPipe server answers on port ${config.api.port})\n`
-        : `connected: ${connection === 'open' ? 'yes' : 'no'} (server reports ${connection})\n`,
-    );
+    await printStatus(io, options, config, link, fromServer);
+  }).catch(async (error: unknown) => {
+    // SQLite belongs to the running server (its state-directory lock): a connected device is a linked one.
+    if (fromServer === undefined) throw error;
+    await printStatus(io, options, config, { linked: fromServer === 'open', account: undefined }, fromServer);
   });
+}
+
+async function printStatus(
+  io: CliIo,
+  options: { json?: boolean },
+  config: Config,
+  link: { linked: boolean; account: string | undefined },
+  connection: string | undefined,
+): Promise<void> {
+  if (options.json) {
+    io.stdout.write(
+      `${JSON.stringify({ linked: link.linked, account: link.account ?? null, connection: connection ?? null, connected: connection === 'open' })}\n`,
+    );
+    return;
+  }
+  io.stdout.write(
+    link.linked ? `linked: yes, as ${link.account ?? 'unknown'}\n` : `linked: no — ${LINK_INSTRUCTIONS}\n`,
+  );
+  io.stdout.write(
+    connection === undefined
+      ? `connected: no (no PromptPipe server answers on port ${config.api.port})\n`
+      : `connected: ${connection === 'open' ? 'yes' : 'no'} (server reports ${connection})\n`,
+  );
 }
 
 async function logout(io: CliIo, options: { timeout: string }): Promise<void> {

@@ -233,6 +233,13 @@ describe('promptpipe on whatsapp-web, as separate processes', () => {
       return body.channels?.['whatsapp-web']?.state === 'open';
     });
 
+    // While the server owns the database, `whatsapp status` asks it.
+    const status = await runCli(process.execPath, ['src/cli/main.ts', 'whatsapp', 'status', '--json'], {
+      cwd: REPO_ROOT,
+      env: { ...baseEnv(), API_ADDR: `127.0.0.1:${port}` },
+    });
+    expect(JSON.parse(status.stdout)).toMatchObject({ linked: true, connection: 'open', connected: true });
+
     const enrolled = await api('POST', '/conversation/participants', {
       phone_number: PHONE,
       timezone: 'America/Toronto',

@@ -21,6 +21,8 @@ export function registerSystemRoutes(
     version: string;
     /** Connection state of channels that hold a connection (`whatsapp-web`: open, not_linked, logged_out, …). */
     channelStates?: () => Record<string, { state: string }>;
+    /** `PROMPTPIPE_INSTANCE_ID`: which of several instances behind a load balancer answered. */
+    instanceId?: string;
   },
 ): void {
   const { store, clock, metrics, log } = options;
@@ -34,13 +36,19 @@ export function registerSystemRoutes(
       return {
         status: 'healthy',
         timestamp,
+        ...(options.instanceId === undefined ? {} : { instance_id: options.instanceId }),
         active_participants: activeParticipants,
         clock: clock.now().toISOString(),
         ...(options.channelStates ? { channels: options.channelStates() } : {}),
       };
     } catch (error) {
       log.error({ error: errorMessage(error) }, 'health check: database unreachable');
-      return reply.code(503).send({ status: 'unhealthy', timestamp, message: 'database unreachable' });
+      return reply.code(503).send({
+        status: 'unhealthy',
+        timestamp,
+        ...(options.instanceId === undefined ? {} : { instance_id: options.instanceId }),
+        message: 'database unreachable',
+      });
     }
   });
 

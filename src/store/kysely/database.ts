@@ -95,6 +95,15 @@ export interface InboundMessagesTable {
   received_at: TimestampColumn;
   processed_at: NullableTimestampColumn;
   last_error: string | null;
+  /** Migration 005: the global arrival order (identity on PostgreSQL, max + 1 on SQLite). */
+  arrival_order: Generated<number>;
+}
+
+/** Migration 005: the shared manual clock (`PROMPTPIPE_CLOCK=manual` on PostgreSQL): one row, name `manual`. */
+export interface StudyClockTable {
+  name: string;
+  now: TimestampColumn;
+  updated_at: TimestampColumn;
 }
 
 export interface WhatsAppAuthTable {
@@ -126,6 +135,7 @@ export interface Database {
   whatsapp_auth: WhatsAppAuthTable;
   whatsapp_messages: WhatsAppMessagesTable;
   deliveries: DeliveriesTable;
+  study_clock: StudyClockTable;
 }
 
 export interface DeliveriesTable {

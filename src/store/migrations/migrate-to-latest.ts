@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import * as initial from './001-initial.ts';
 import * as channels from './002-channels.ts';
+import * as scaleOut from './005-scale-out.ts';
 import * as whatsappWeb from './006-whatsapp-web.ts';
 import * as jobIndexes from './010-job-indexes.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
@@ -15,6 +16,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '001-initial': { up: (db) => initial.up(db, dialect) },
     '006-whatsapp-web': { up: (db) => whatsappWeb.up(db, dialect) },
     '002-channels': { up: (db) => channels.up(db, dialect) },
+    '005-scale-out': { up: (db) => scaleOut.up(db, dialect) },
     '010-job-indexes': { up: (db) => jobIndexes.up(db) },
   };
 }
