@@ -34,7 +34,7 @@ export type WhatsAppConnectionState = (typeof WhatsAppConnectionState)[keyof typ
 
 export const LINK_INSTRUCTIONS =
   'run `promptpipe whatsapp login` (QR code) or `promptpipe whatsapp login --pairing-code --phone +<number>` to link ' +
-  "the study's WhatsApp account; outbound messages stay queued until then";
+  "the study's WhatsApp account (on SQLite, stop the server first); outbound messages stay queued until then";
 
 export interface ConnectionSupervisorOptions {
   auth: WhatsAppAuthRepository;
