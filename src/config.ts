@@ -78,6 +78,8 @@ export interface Config {
     whatsappCloud?: WhatsAppCloudSettings;
     /** Read only when `twilio` is enabled. */
     twilio?: TwilioSettings;
+    /** TEST ONLY (`PROMPTPIPE_WHATSAPP_WEB_SOCKET_MODULE`): a module whose `createWhatsAppSocket` replaces Baileys. */
+    whatsappWebSocketModule: string | undefined;
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Research data (issue 8): export pseudonyms, paced greetings and broadcasts. */
@@ -103,7 +105,7 @@ export interface Config {
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** The channels this build can run, by `PROMPTPIPE_CHANNEL` name. */
-export const CHANNEL_NAMES = ['webhook', 'console', 'whatsapp-cloud', 'twilio', 'webchat'] as const;
+export const CHANNEL_NAMES = ['webhook', 'console', 'whatsapp-cloud', 'twilio', 'webchat', 'whatsapp-web'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
 /** WhatsApp Cloud API settings (`WHATSAPP_CLOUD_*`). */
@@ -390,6 +392,7 @@ export function loadConfig(env: Environment): Config {
       optInKeywords: read.keywords('OPT_IN_KEYWORDS', DEFAULT_OPT_IN_KEYWORDS),
       ...(channels.includes('whatsapp-cloud') ? { whatsappCloud: readWhatsAppCloudSettings(read) } : {}),
       ...(channels.includes('twilio') ? { twilio: readTwilioSettings(read) } : {}),
+      whatsappWebSocketModule: read.string('PROMPTPIPE_WHATSAPP_WEB_SOCKET_MODULE'),
     },
     cluster: {
       instanceId: read.string('PROMPTPIPE_INSTANCE_ID') ?? `${hostname()}-${process.pid}`,

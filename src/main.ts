@@ -10,7 +10,8 @@
  * gracefully: stop taking work, finish the turns and jobs in flight, close the database.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import { createApiServer } from './api/api-server.ts';
@@ -29,6 +30,17 @@ import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
 import { createWhatsAppCloudChannel } from './channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
 import { createWhatsAppCloudRoutes } from './channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
+import { createBaileysSocket } from './channels/whatsapp-web/baileys-socket.ts';
+import { type ConnectionLease, createInProcessLease } from './channels/whatsapp-web/connection-lease.ts';
+import { withDeliveryHold } from './channels/whatsapp-web/delivery-hold.ts';
+import { createPostgresConnectionLease } from './channels/whatsapp-web/postgres-connection-lease.ts';
+import type { WhatsAppSocketFactory } from './channels/whatsapp-web/whatsapp-socket.ts';
+import {
+  createWhatsAppWebChannel,
+  DEFAULT_WHATSAPP_SESSION,
+  WHATSAPP_WEB_CHANNEL,
+  type WhatsAppWebChannel,
+} from './channels/whatsapp-web/whatsapp-web-channel.ts';
 import type { Config } from './config.ts';
 import { ConversationState } from './domain/conversation-state.ts';
 import { errorMessage } from './domain/errors.ts';
@@ -72,7 +84,7 @@ import { type ClusterCoordinator, createClusterCoordinator } from './store/postg
 import { createPostgresStore } from './store/postgres/postgres-store.ts';
 import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
 import { acquireStateDirLock } from './store/sqlite/state-dir-lock.ts';
-import type { Store } from './store/store.ts';
+import type { Job, Store } from './store/store.ts';
 import { createGenerateHabitPromptTool } from './tools/generate-habit-prompt-tool.ts';
 import { createSaveUserProfileTool } from './tools/save-user-profile-tool.ts';
 import { createSchedulerTool } from './tools/scheduler-tool.ts';
@@ -213,8 +225,15 @@ function createLlm(config: Config, log: Log): LlmClient {
 }
 
 /** One adapter per enabled channel, in `PROMPTPIPE_CHANNEL` order (the first is the default). */
-function createConfiguredChannels(config: Config, log: Log, store: Store, clock: Clock): Channel[] {
+function createConfiguredChannels(
+  config: Config,
+  log: Log,
+  store: Store,
+  clock: Clock,
+  whatsappWeb?: () => Channel,
+): Channel[] {
   return config.channel.enabled.map((name) => {
+    if (name === WHATSAPP_WEB_CHANNEL && whatsappWeb) return whatsappWeb();
     const twilio = config.channel.twilio;
     if (name === 'twilio' && twilio) return createTwilioChannel({ ...twilio, timeoutMs: WEBHOOK_TIMEOUT_MS });
     const whatsappCloud = config.channel.whatsappCloud;
@@ -251,6 +270,36 @@ function createConfiguredWebhookChannel(config: Config, log: Log): Channel {
     );
   }
   return createWebhookChannel({ url: webhookUrl, secret: webhookSecret, timeoutMs: WEBHOOK_TIMEOUT_MS, log });
+}
+
+/**
+ * The WhatsApp Web socket: Baileys, or — TESTS ONLY — the `createWhatsAppSocket` export of the module named by
+ * `PROMPTPIPE_WHATSAPP_WEB_SOCKET_MODULE` (the end-to-end test runs the real server process against a fake).
+ */
+export async function loadWhatsAppSocketFactory(config: Config, log: Log): Promise<WhatsAppSocketFactory> {
+  const modulePath = config.channel.whatsappWebSocketModule;
+  if (!modulePath) return createBaileysSocket;
+  log.warn({ module: modulePath }, 'whatsapp-web: TEST socket module in use (PROMPTPIPE_WHATSAPP_WEB_SOCKET_MODULE)');
+  const loaded = (await import(pathToFileURL(resolve(modulePath)).href)) as { createWhatsAppSocket?: unknown };
+  if (typeof loaded.createWhatsAppSocket !== 'function') {
+    throw new Error(`${modulePath} does not export a createWhatsAppSocket function`);
+  }
+  return loaded.createWhatsAppSocket as WhatsAppSocketFactory;
+}
+
+/** One instance holds the WhatsApp connection: an advisory lock on PostgreSQL; in-process on SQLite. */
+export function createWhatsAppLease(config: Config, log: Log): ConnectionLease {
+  const { databaseUrl } = config.storage;
+  if (!databaseUrl) return createInProcessLease();
+  return createPostgresConnectionLease({
+    connectionString: databaseUrl,
+    name: `promptpipe:whatsapp-web:${DEFAULT_WHATSAPP_SESSION}`,
+    onError: (error) => log.error({ error: error.message }, 'whatsapp-web: connection lease database error'),
+  });
+}
+
+function isWhatsAppWebChannel(channel: Channel): channel is WhatsAppWebChannel {
+  return channel.name === WHATSAPP_WEB_CHANNEL && 'attachInbound' in channel;
 }
 
 export async function createApplication(options: ApplicationOptions): Promise<Application> {
@@ -376,15 +425,51 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     }),
   );
 
+  const whatsappSocketFactory = config.channel.enabled.includes(WHATSAPP_WEB_CHANNEL)
+    ? await loadWhatsAppSocketFactory(config, log)
+    : undefined;
+  const createWhatsAppWeb = whatsappSocketFactory
+    ? () =>
+        createWhatsAppWebChannel({
+          store,
+          clock,
+          log,
+          socketFactory: whatsappSocketFactory,
+          lease: createWhatsAppLease(config, log),
+        })
+    : undefined;
   const channels = createChannelRegistry(
-    options.channel ? [options.channel] : createConfiguredChannels(config, log, store, clock),
+    options.channel ? [options.channel] : createConfiguredChannels(config, log, store, clock, createWhatsAppWeb),
   );
   const channel = channels.defaultChannel;
+  const whatsappWebChannel = channels.all().find(isWhatsAppWebChannel);
   const receipts = createDeliveryReceipts({ store, clock, metrics, log });
+  whatsappWebChannel?.attachReceipts(receipts);
   // Under the participant's lock: the lock is FIFO, so a prompt and its polls reach the gateway in the order they were
   // sent, never overlapping (a slow gateway must not see "Did you do it?" before the prompt).
-  // Ordered: across instances too, one participant's deliveries are claimed one at a time in enqueue order.
-  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channels, metrics, log, receipts }), { ordered: true });
+  // A channel that is not connected (whatsapp-web before linking) asks for its deliveries to wait, not fail.
+  runner.register(
+    DELIVER_MESSAGE_JOB,
+    withDeliveryHold({
+      handler: createDeliveryHandler({ channels, metrics, log, receipts }),
+      store,
+      clock,
+      newId,
+      log,
+      ...(whatsappWebChannel
+        ? {
+            holdBefore: (job: Job) => {
+              const queued = (job.payload as { message?: { channel?: string } }).message;
+              return channels.resolve(queued?.channel) === whatsappWebChannel
+                ? whatsappWebChannel.deliveryHold()
+                : undefined;
+            },
+          }
+        : {}),
+    }),
+    // Ordered: across instances too, one participant's deliveries are claimed one at a time in enqueue order.
+    { ordered: true },
+  );
 
   const participants = createParticipantService({
     store,
@@ -439,13 +524,18 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       log,
     }),
     lock,
-    outage: {
-      messenger,
-      retryForMs: config.llm.outageRetryForMs,
-      notice: config.llm.outageNotice,
-      notify: notifyRunner,
-      onOutage: (outcome) => metrics.recordLlmOutage?.(outcome),
-    },
+    // Only for a configured model: without one, every turn answers "assistant unavailable" at once.
+    ...(config.llm.apiKey || config.llm.baseUrl
+      ? {
+          outage: {
+            messenger,
+            retryForMs: config.llm.outageRetryForMs,
+            notice: config.llm.outageNotice,
+            notify: notifyRunner,
+            onOutage: (outcome) => metrics.recordLlmOutage?.(outcome),
+          },
+        }
+      : {}),
   });
   // Without the participant lock: the flow takes it itself, and the inbound pipeline keeps arrival order.
   runner.register(LLM_OUTAGE_RETRY_JOB, (job) => inbound.retryHeld(job), { lock: false });
@@ -455,6 +545,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     ? async (participant: { id: string; channel: string }) =>
         (participant.channel || channel.name) === WEB_CHAT_CHANNEL ? chatLinks.pathFor(participant.id) : undefined
     : undefined;
+  whatsappWebChannel?.attachInbound(inbound);
   const server = createApiServer({
     config,
     chatPathFor,
@@ -475,6 +566,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     ],
     metrics,
     llmHealth: () => llm.health(),
+    ...(whatsappWebChannel
+      ? { channelStates: () => ({ [WHATSAPP_WEB_CHANNEL]: { state: whatsappWebChannel.connectionState() } }) }
+      : {}),
     log,
     httpLogger: log,
     version: VERSION,
@@ -543,6 +637,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       stopping ??= (async () => {
         // Order: no new requests (in-flight ones finish), then the turns in flight, then jobs, then the database.
         if (listening) await server.close();
+        // WhatsApp acknowledges a message once received: stop receiving before the pipeline refuses messages, or one
+        // arriving in between would be lost. Deliveries still running then are held for the next start.
+        await whatsappWebChannel?.stop?.();
         await inbound.stop();
         await runner.stop();
         for (const enabled of channels.all()) await enabled.stop?.();

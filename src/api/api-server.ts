@@ -32,6 +32,8 @@ export interface ApiServerOptions {
   runner?: Pick<JobRunner, 'advanceTo'>;
   /** Each channel's inbound routes (webhooks). They are public: each authenticates its own way (signatures). */
   channelRoutes?: readonly FastifyPluginAsync[];
+  /** Shown by `/health`. */
+  channelStates?: () => Record<string, { state: string }>;
   metrics: Metrics;
   log: Log;
   /** Fastify's request logger; without it Fastify logs nothing (errors still reach `log`). */
@@ -74,6 +76,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     metrics: options.metrics,
     log,
     version: options.version ?? '0.0.0',
+    ...(options.channelStates ? { channelStates: options.channelStates } : {}),
   });
   registerParticipantRoutes(app, {
     participants: options.participants,

@@ -203,6 +203,7 @@ export const healthSchema = z.object({
   timestamp: z.string(),
   active_participants: z.number().int().optional(),
   message: z.string().optional(),
+  channels: z.record(z.string(), z.object({ state: z.string() })).optional(),
   instance_id: z.string().optional().describe('PROMPTPIPE_INSTANCE_ID: which instance answered'),
   llm: z
     .object({

@@ -12,6 +12,7 @@ import { type ApplicationLogger, createApplication, openStore, VERSION } from '.
 import { createLogger } from '../observability/log.ts';
 import { type ExportCommandOptions, runExport } from './export-command.ts';
 import { runImport } from './import-command.ts';
+import { registerWhatsAppCommands } from './whatsapp-commands.ts';
 
 /** Where the commands write; replaceable in tests. */
 export interface CliIo {
@@ -259,6 +260,7 @@ export function buildCli(io: CliIo = processIo): Command {
       if (failed) io.exit(1);
     });
 
+  registerWhatsAppCommands(program, io);
   return program;
 }
 

@@ -885,5 +885,96 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(second.rows.map((row) => row.participant.id)).toEqual(['participant_1']);
       });
     });
+
+    describe('whatsapp-web auth state', () => {
+      it('upserts, reads back only the asked ids, deletes with null, and keeps sessions apart', async () => {
+        await store.whatsappAuth.write(
+          'default',
+          [
+            { category: 'creds', keyId: '', value: '{"registered":false}' },
+            { category: 'pre-key', keyId: '1', value: '{"k":1}' },
+            { category: 'pre-key', keyId: '2', value: '{"k":2}' },
+          ],
+          at(0),
+        );
+        await store.whatsappAuth.write('other', [{ category: 'pre-key', keyId: '1', value: '{"other":1}' }], at(0));
+        await store.whatsappAuth.write(
+          'default',
+          [
+            { category: 'creds', keyId: '', value: '{"registered":true}' },
+            { category: 'pre-key', keyId: '2', value: null },
+          ],
+          at(1),
+        );
+        expect(await store.whatsappAuth.read('default', 'creds', [''])).toEqual(new Map([['', '{"registered":true}']]));
+        expect(await store.whatsappAuth.read('default', 'pre-key', ['1', '2', '3'])).toEqual(
+          new Map([['1', '{"k":1}']]),
+        );
+        expect(await store.whatsappAuth.read('other', 'pre-key', ['1'])).toEqual(new Map([['1', '{"other":1}']]));
+        expect(await store.whatsappAuth.read('default', 'pre-key', [])).toEqual(new Map());
+
+        expect(await store.whatsappAuth.clear('default')).toBe(2);
+        expect(await store.whatsappAuth.read('default', 'creds', [''])).toEqual(new Map());
+        expect((await store.whatsappAuth.read('other', 'pre-key', ['1'])).size).toBe(1);
+      });
+
+      it('writes a batch atomically inside a transaction that rolls back', async () => {
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.whatsappAuth.write('default', [{ category: 'session', keyId: 'a', value: '1' }], at(0));
+            throw new Error('rollback');
+          }),
+        ).rejects.toThrow('rollback');
+        expect(await store.whatsappAuth.read('default', 'session', ['a'])).toEqual(new Map());
+      });
+    });
+
+    describe('whatsapp-web sent messages', () => {
+      it('records once per provider id and finds by provider id and by outbound id', async () => {
+        const poll = { question: 'Did you do it?', options: ['Done', 'Next time'], secret: 'c2VjcmV0' };
+        await store.whatsappMessages.record({
+          providerMessageId: 'WA1',
+          session: 'default',
+          outboundId: 'out_1',
+          participantId: 'participant_1',
+          remoteJid: '15550000001@s.whatsapp.net',
+          kind: 'poll',
+          poll,
+          createdAt: at(0),
+        });
+        await store.whatsappMessages.record({
+          providerMessageId: 'WA1',
+          session: 'default',
+          outboundId: 'out_other',
+          participantId: 'participant_1',
+          remoteJid: 'x',
+          kind: 'text',
+          createdAt: at(1),
+        });
+        await store.whatsappMessages.record({
+          providerMessageId: 'WA2',
+          session: 'default',
+          outboundId: 'out_2',
+          participantId: 'participant_1',
+          remoteJid: '15550000001@s.whatsapp.net',
+          kind: 'text',
+          createdAt: at(2),
+        });
+        expect(await store.whatsappMessages.get('WA1')).toEqual({
+          providerMessageId: 'WA1',
+          session: 'default',
+          outboundId: 'out_1',
+          participantId: 'participant_1',
+          remoteJid: '15550000001@s.whatsapp.net',
+          kind: 'poll',
+          poll,
+          createdAt: at(0),
+        });
+        expect(await store.whatsappMessages.get('WA2')).not.toHaveProperty('poll');
+        expect((await store.whatsappMessages.getByOutboundId('out_2'))?.providerMessageId).toBe('WA2');
+        expect(await store.whatsappMessages.getByOutboundId('out_other')).toBeUndefined();
+        expect(await store.whatsappMessages.get('WA3')).toBeUndefined();
+      });
+    });
   });
 }

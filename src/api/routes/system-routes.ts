@@ -20,6 +20,8 @@ export function registerSystemRoutes(
     metrics: Metrics;
     log: Log;
     version: string;
+    /** Connection state of channels that hold a connection (`whatsapp-web`: open, not_linked, logged_out, …). */
+    channelStates?: () => Record<string, { state: string }>;
     /** `PROMPTPIPE_INSTANCE_ID`: which of several instances behind a load balancer answered. */
     instanceId?: string;
     llmHealth?: () => LlmHealth;
@@ -40,6 +42,7 @@ export function registerSystemRoutes(
         active_participants: activeParticipants,
         clock: clock.now().toISOString(),
         ...(options.llmHealth ? { llm: options.llmHealth() } : {}),
+        ...(options.channelStates ? { channels: options.channelStates() } : {}),
       };
     } catch (error) {
       log.error({ error: errorMessage(error) }, 'health check: database unreachable');

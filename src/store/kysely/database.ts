@@ -141,6 +141,25 @@ export interface WebChatTokensTable {
   revoked_at: NullableTimestampColumn;
 }
 
+export interface WhatsAppAuthTable {
+  session: string;
+  category: string;
+  key_id: string;
+  value: string;
+  updated_at: TimestampColumn;
+}
+
+export interface WhatsAppMessagesTable {
+  provider_message_id: string;
+  session: string;
+  outbound_id: string;
+  participant_id: string;
+  remote_jid: string;
+  kind: string;
+  poll: NullableJsonColumn;
+  created_at: TimestampColumn;
+}
+
 export interface Database {
   participants: ParticipantsTable;
   flow_states: FlowStatesTable;
@@ -151,6 +170,8 @@ export interface Database {
   llm_calls: LlmCallsTable;
   broadcasts: BroadcastsTable;
   web_chat_tokens: WebChatTokensTable;
+  whatsapp_auth: WhatsAppAuthTable;
+  whatsapp_messages: WhatsAppMessagesTable;
   deliveries: DeliveriesTable;
   study_clock: StudyClockTable;
 }

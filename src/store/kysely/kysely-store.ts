@@ -15,6 +15,8 @@ import { createRosterRepository } from './roster-repository.ts';
 import type { StoreDialect } from './store-dialect.ts';
 import { createTranscriptRepository } from './transcript-repository.ts';
 import { createWebChatTokenRepository } from './web-chat-token-repository.ts';
+import { createWhatsAppAuthRepository } from './whatsapp-auth-repository.ts';
+import { createWhatsAppMessageRepository } from './whatsapp-message-repository.ts';
 
 /** The repositories bound to `db`, which is either the whole database or one open transaction. */
 export function createRepositories(db: Kysely<Database>, dialect: StoreDialect): StoreRepositories {
@@ -28,6 +30,8 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect):
     broadcasts: createBroadcastRepository(db),
     research: createResearchReadRepository(db),
     inbound: createInboundMessageRepository(db, dialect),
+    whatsappAuth: createWhatsAppAuthRepository(db),
+    whatsappMessages: createWhatsAppMessageRepository(db),
     deliveries: createDeliveryRepository(db),
     webChatTokens: createWebChatTokenRepository(db),
     roster: createRosterRepository(db, dialect),
