@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
 import { parseDuration } from './domain/duration.ts';
 import { AppError } from './domain/errors.ts';
+import { canonicalLanguageTag } from './domain/language.ts';
 
 export interface Config {
   api: { host: string; port: number; token: string | undefined; bodyLimitBytes: number };
@@ -44,6 +45,8 @@ export interface Config {
     webhookSecret: string | undefined;
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `DEFAULT_LANGUAGE` (canonical BCP 47 tag) and `MESSAGE_CATALOGUE_DIR` (a study's own catalogues). */
+  language: { defaultLanguage: string; catalogueDir: string | undefined };
 }
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -135,6 +138,13 @@ export function loadConfig(env: Environment): Config {
   if (!/^[A-Z]{2}$/.test(defaultCountry)) {
     read.problems.push(`DEFAULT_COUNTRY must be a two-letter country code (got "${defaultCountry}")`);
   }
+  const defaultLanguageText = read.string('DEFAULT_LANGUAGE') ?? 'en';
+  const defaultLanguage = canonicalLanguageTag(defaultLanguageText);
+  if (!defaultLanguage) {
+    read.problems.push(
+      `DEFAULT_LANGUAGE must be a BCP 47 language tag such as en, es or pt-BR (got "${defaultLanguageText}")`,
+    );
+  }
 
   const config: Config = {
     api: {
@@ -205,6 +215,7 @@ export function loadConfig(env: Environment): Config {
       webhookSecret: read.string('PROMPTPIPE_WEBHOOK_SECRET'),
     },
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    language: { defaultLanguage: defaultLanguage ?? 'en', catalogueDir: read.string('MESSAGE_CATALOGUE_DIR') },
   };
   if (read.problems.length > 0) {
     throw new AppError('invalid_input', `Invalid configuration:\n  - ${read.problems.join('\n  - ')}`, {

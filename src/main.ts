@@ -31,6 +31,7 @@ import { createFeedbackModule } from './engine/modules/feedback-module.ts';
 import { createIntakeModule } from './engine/modules/intake-module.ts';
 import { createRequestGuard } from './engine/request-validator.ts';
 import { loadSystemPrompts } from './engine/system-prompts.ts';
+import { loadMessageCatalogue } from './i18n/load-message-catalogue.ts';
 import { createConcurrencyLimitedLlm } from './llm/concurrency-limited-llm.ts';
 import type { LlmClient } from './llm/llm.ts';
 import { createMeteredLlm } from './llm/metered-llm.ts';
@@ -178,6 +179,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     maxConcurrency: config.llm.maxConcurrency,
   });
   const prompts = loadSystemPrompts(config.prompts);
+  const messages = loadMessageCatalogue({ ...config.language, log });
   const generator = createHabitPromptGenerator({ store, llm, clock, systemPrompt: prompts.promptGenerator, log });
   const timers = registerTimers({ runner, store, clock, newId, messenger, config: config.scheduling, log });
   const registry = createToolRegistry([
@@ -244,6 +246,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     defaultCountry: config.conversation.defaultCountry,
     prepTimeMinutes: config.scheduling.prepTimeMinutes,
     onJobEnqueued: notifyRunner,
+    defaultLanguage: config.language.defaultLanguage,
+    messages,
   });
   const inbound = createInboundService({
     store,

@@ -18,6 +18,11 @@ const detailFields = {
     .max(100)
     .optional()
     .describe('IANA time zone such as "America/New_York"; the default time zone of schedules.'),
+  language: z
+    .string()
+    .max(100)
+    .optional()
+    .describe('BCP 47 language tag such as "en", "es" or "pt-BR"; enrollment defaults to DEFAULT_LANGUAGE.'),
 };
 
 /** A custom message for a wrong value (a missing one reads "… is required", see validation.ts). */
@@ -39,7 +44,7 @@ export const enrollmentBodySchema = z
 export const updateBodySchema = z
   .object({ ...detailFields, status: participantStatusSchema.optional() })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'nothing to update: send at least one of name, gender, ethnicity, background, timezone, status',
+    message: 'nothing to update: send at least one of name, gender, ethnicity, background, timezone, language, status',
   })
   .describe('Partial update');
 
@@ -89,6 +94,7 @@ export const participantSchema = z.object({
   ethnicity: z.string(),
   background: z.string(),
   timezone: z.string(),
+  language: z.string().describe('BCP 47 language tag'),
   status: participantStatusSchema,
   enrolled_at: z.string(),
   created_at: z.string(),

@@ -20,6 +20,7 @@ export function participantJson(participant: Participant): ParticipantJson {
     ethnicity: participant.ethnicity,
     background: participant.background,
     timezone: participant.timezone,
+    language: participant.language ?? 'en',
     status: participant.status,
     enrolled_at: participant.enrolledAt.toISOString(),
     created_at: participant.createdAt.toISOString(),

@@ -10,6 +10,7 @@ import type { ConversationState } from '../domain/conversation-state.ts';
 import { DataKey, type StateData } from '../domain/data-keys.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
+import { canonicalLanguageTag, ENGLISH } from '../domain/language.ts';
 import { formatParticipantBackground, type Participant, ParticipantStatus } from '../domain/participant.ts';
 import { toE164 } from '../domain/phone.ts';
 import { parseProfile, type UserProfile } from '../domain/profile.ts';
@@ -18,6 +19,8 @@ import { appendToHistory } from '../engine/conversation-history.ts';
 import type { Messenger, SentMessage } from '../engine/messenger.ts';
 import { conversationStateOf, newFlowState, writeData } from '../engine/participant-data.ts';
 import { stateTransitionJobKey, type TransitionOutcome, transitionInTransaction } from '../engine/state-transition.ts';
+import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
+import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Log } from '../observability/log.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import { ensureDailyPromptJob, type RandomSource } from '../scheduling/daily-prompt-jobs.ts';
@@ -27,7 +30,10 @@ import { cancelAllParticipantJobs } from '../scheduling/timers/index.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import type { Job, Store, TranscriptEntry } from '../store/store.ts';
 
-/** Sent to a participant when they are unregistered, before anything is removed. */
+/**
+ * Sent to a participant when they are unregistered, before anything is removed: the English text of the catalogue
+ * key `notice.unregistered` (the participant's language is used when sending).
+ */
 export const UNREGISTER_NOTICE =
   'You have been unregistered from this study and will not receive further messages. Thank you for taking part!';
 
@@ -39,6 +45,8 @@ export interface ParticipantDetails {
   background?: string;
   /** IANA time zone; empty clears it. */
   timezone?: string;
+  /** BCP 47 language tag (`en`, `es`, `pt-BR`); enrollment defaults it to `DEFAULT_LANGUAGE`. */
+  language?: string;
 }
 
 export interface EnrollmentRequest extends ParticipantDetails {
@@ -111,6 +119,10 @@ export interface ParticipantServiceOptions {
   random?: RandomSource;
   /** Called after a job is committed (`runner.notify`), so the runner recomputes its wake-up time. */
   onJobEnqueued?: () => void;
+  /** `DEFAULT_LANGUAGE`: the language of a participant enrolled without one (default `en`). */
+  defaultLanguage?: string;
+  /** The fixed texts (the unregister notice); defaults to the built-in catalogues. */
+  messages?: MessageCatalogue;
 }
 
 const DEFAULT_HISTORY_LIMIT = 100;
@@ -118,6 +130,8 @@ const DEFAULT_HISTORY_LIMIT = 100;
 export function createParticipantService(options: ParticipantServiceOptions): ParticipantService {
   const { store, flow, messenger, lock, clock, newId, log, defaultCountry } = options;
   const random = options.random ?? Math.random;
+  const messages = options.messages ?? createBuiltInMessageCatalogue(options.defaultLanguage);
+  const defaultLanguage = canonicalLanguageTag(options.defaultLanguage ?? ENGLISH) ?? ENGLISH;
 
   async function requireParticipant(participantId: string): Promise<Participant> {
     const participant = await store.participants.get(participantId);
@@ -135,9 +149,22 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
     return canonical;
   }
 
+  function validLanguage(language: string | undefined): string | undefined {
+    if (language === undefined) return undefined;
+    const canonical = canonicalLanguageTag(language);
+    if (!canonical) {
+      throw new AppError(
+        'invalid_input',
+        `language "${language}" is not a known BCP 47 language tag such as "en", "es" or "pt-BR"`,
+      );
+    }
+    return canonical;
+  }
+
   async function enroll(request: EnrollmentRequest, enrollment: EnrollmentOptions = {}): Promise<Participant> {
     const phoneNumber = toE164(request.phoneNumber, defaultCountry);
     const timezone = validTimeZone(request.timezone) ?? '';
+    const language = validLanguage(request.language) ?? defaultLanguage;
     const existing = await store.participants.getByPhone(phoneNumber);
     if (existing) {
       throw new AppError('conflict', `phone_number ${phoneNumber} is already enrolled (participant ${existing.id})`);
@@ -151,6 +178,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
       ethnicity: request.ethnicity?.trim() ?? '',
       background: request.background?.trim() ?? '',
       timezone,
+      language,
       status: ParticipantStatus.ACTIVE,
       enrolledAt: now,
       createdAt: now,
@@ -166,7 +194,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
       await tx.events.record({
         participantId: participant.id,
         type: 'participant-enrolled',
-        data: { source: enrollment.source ?? 'api', timezone: timezone || null },
+        data: { source: enrollment.source ?? 'api', timezone: timezone || null, language },
         createdAt: now,
       });
     });
@@ -184,6 +212,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
 
   async function update(participantId: string, change: ParticipantUpdate): Promise<Participant> {
     const timezone = validTimeZone(change.timezone);
+    const language = validLanguage(change.language);
     return lock.run(participantId, async () => {
       const before = await requireParticipant(participantId);
       const now = clock.now();
@@ -193,6 +222,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
         ...(change.ethnicity !== undefined ? { ethnicity: change.ethnicity.trim() } : {}),
         ...(change.background !== undefined ? { background: change.background.trim() } : {}),
         ...(timezone !== undefined ? { timezone } : {}),
+        ...(language !== undefined ? { language } : {}),
         ...(change.status !== undefined ? { status: change.status } : {}),
       };
       const leavesActive =
@@ -247,14 +277,14 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
     removal: { purgeTranscript?: boolean } = {},
   ): Promise<{ purgedEntries: number }> {
     return lock.run(participantId, async () => {
-      await requireParticipant(participantId);
+      const participant = await requireParticipant(participantId);
       // Order matters: cancel first, then send. The notice's own `deliver_message` job is enqueued after the
       // cancellation, so it survives it, and jobs carry no foreign key, so it survives the participant's removal too.
       await store.transaction((tx) => cancelAllParticipantJobs(tx, participantId, clock.now()));
       try {
         await messenger.send(
           participantId,
-          { type: 'text', text: UNREGISTER_NOTICE },
+          { type: 'text', text: messages.t(participant.language, 'notice.unregistered') },
           { kind: 'notice', module: 'api' },
         );
       } catch (error) {

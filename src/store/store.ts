@@ -47,7 +47,9 @@ export interface ParticipantRepository {
   /** Returns the updated participant, or undefined when the id is unknown. */
   update(
     id: string,
-    patch: Partial<Pick<Participant, 'name' | 'gender' | 'ethnicity' | 'background' | 'timezone' | 'status'>> & {
+    patch: Partial<
+      Pick<Participant, 'name' | 'gender' | 'ethnicity' | 'background' | 'timezone' | 'status'> & { language: string }
+    > & {
       updatedAt: Date;
     },
   ): Promise<Participant | undefined>;

@@ -59,6 +59,7 @@ export function createParticipantRepository(db: Kysely<Database>): ParticipantRe
       if (patch.ethnicity !== undefined) changes.ethnicity = patch.ethnicity;
       if (patch.background !== undefined) changes.background = patch.background;
       if (patch.timezone !== undefined) changes.timezone = patch.timezone;
+      if (patch.language !== undefined) changes.language = patch.language;
       if (patch.status !== undefined) changes.status = patch.status;
       const row = await db
         .updateTable('participants')
@@ -92,6 +93,7 @@ function toParticipantRow(participant: Participant): Insertable<ParticipantsTabl
     ethnicity: participant.ethnicity,
     background: participant.background,
     timezone: participant.timezone,
+    ...(participant.language !== undefined ? { language: participant.language } : {}),
     status: participant.status,
     enrolled_at: toTimestamp(participant.enrolledAt),
     created_at: toTimestamp(participant.createdAt),
@@ -108,6 +110,7 @@ function toParticipant(row: Selectable<ParticipantsTable>): Participant {
     ethnicity: row.ethnicity,
     background: row.background,
     timezone: row.timezone,
+    language: row.language,
     status: row.status as ParticipantStatus,
     enrolledAt: fromTimestamp(row.enrolled_at),
     createdAt: fromTimestamp(row.created_at),
