@@ -30,7 +30,7 @@ import { createHabitPromptGenerator } from './engine/habit-prompt-generator-serv
 import { createFeedbackModule } from './engine/modules/feedback-module.ts';
 import { createIntakeModule } from './engine/modules/intake-module.ts';
 import { createRequestGuard } from './engine/request-validator.ts';
-import { loadSystemPrompts } from './engine/system-prompts.ts';
+import { loadLanguageSystemPrompts, loadSystemPrompts } from './engine/system-prompts.ts';
 import { loadMessageCatalogue } from './i18n/load-message-catalogue.ts';
 import { createConcurrencyLimitedLlm } from './llm/concurrency-limited-llm.ts';
 import type { LlmClient } from './llm/llm.ts';
@@ -180,8 +180,17 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
   const prompts = loadSystemPrompts(config.prompts);
   const messages = loadMessageCatalogue({ ...config.language, log });
-  const generator = createHabitPromptGenerator({ store, llm, clock, systemPrompt: prompts.promptGenerator, log });
-  const timers = registerTimers({ runner, store, clock, newId, messenger, config: config.scheduling, log });
+  const languagePrompts = loadLanguageSystemPrompts(config.prompts);
+  const generator = createHabitPromptGenerator({
+    store,
+    llm,
+    clock,
+    systemPrompt: prompts.promptGenerator,
+    log,
+    languagePrompts: languagePrompts.promptGenerator,
+    defaultLanguage: config.language.defaultLanguage,
+  });
+  const timers = registerTimers({ runner, store, clock, newId, messenger, config: config.scheduling, log, messages });
   const registry = createToolRegistry([
     createSaveUserProfileTool({ store, clock }),
     createGenerateHabitPromptTool({ store, clock, generator, hooks: timers.turnHooks }),
@@ -202,14 +211,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     clock,
     lock,
     modules: {
-      [ConversationState.INTAKE]: createIntakeModule(prompts.intake),
-      [ConversationState.FEEDBACK]: createFeedbackModule(prompts.feedback),
+      [ConversationState.INTAKE]: createIntakeModule(prompts.intake, languagePrompts.intake),
+      [ConversationState.FEEDBACK]: createFeedbackModule(prompts.feedback, languagePrompts.feedback),
     },
     hooks: timers.turnHooks,
     config: { chatHistoryLimit: config.conversation.chatHistoryLimit, debug: config.conversation.debug },
     log,
     onToolCall: (call) => metrics.recordToolCall(call.name, call.outcome),
     requestGuard: createRequestGuard({ mode: 'repair', log }),
+    messages,
   });
   runner.register(
     DAILY_PROMPT_JOB,
@@ -227,6 +237,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       afterPromptSent: timers.afterPromptSent,
       deliveryGuard: timers.deliveryGuard,
       onJobEnqueued: notifyRunner,
+      messages,
     }),
   );
 
@@ -258,6 +269,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log,
     metrics,
     autoEnroll: config.conversation.autoEnrollNewUsers,
+    messages,
   });
   const server = createApiServer({
     config,

@@ -19,6 +19,8 @@ import { type Participant, ParticipantStatus } from '../domain/participant.ts';
 import type { PollAnswer } from '../domain/polls.ts';
 import type { ConversationFlow } from '../engine/conversation-flow.ts';
 import { readValue } from '../engine/participant-data.ts';
+import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
+import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
@@ -26,7 +28,7 @@ import type { Clock } from '../scheduling/clock.ts';
 import { createInProcessLock } from '../store/participant-lock.ts';
 import type { InboundMessage, Store } from '../store/store.ts';
 import type { ChannelInboundMessage } from './channel.ts';
-import { matchPollOption } from './poll-text.ts';
+import { matchTypedAnswer, type OpenPoll } from './poll-answer-matching.ts';
 
 export interface InboundReceipt {
   /** The durable inbound id (the `sourceMessageId` of everything the turn causes). */
@@ -61,6 +63,8 @@ export interface InboundServiceOptions {
   metrics: Pick<Metrics, 'recordInboundMessage'>;
   /** `AUTO_ENROLL_NEW_USERS`: an unknown sender is enrolled (without the greeting) instead of refused. */
   autoEnroll: boolean;
+  /** Typed poll answers are recognised in every catalogue language; defaults to the built-in catalogues. */
+  messages?: MessageCatalogue;
 }
 
 /** The `lastPoll` data key as written by the outbox messenger. */
@@ -87,6 +91,7 @@ export function parseRecordedPoll(id: string, content: string): LastPoll | undef
 
 export function createInboundService(options: InboundServiceOptions): InboundService {
   const { store, flow, participants, clock, newId, log, metrics } = options;
+  const messages = options.messages ?? createBuiltInMessageCatalogue();
   // Orders processing per participant in arrival order. It is not the engine's lock (the flow takes that one
   // itself): it only keeps message 2 from overtaking message 1 while message 1 resolves its participant.
   const arrivalOrder = createInProcessLock();
@@ -124,12 +129,20 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     }
   }
 
-  /** Open: the poll is among the recent transcript entries and the participant has not written since. */
-  async function isPollOpen(participantId: string, poll: LastPoll): Promise<boolean> {
+  /**
+   * The polls sent since the participant last wrote, among the recent transcript entries, newest first. The last
+   * poll is read from `lastPoll` (exact options); earlier ones from their transcript entries.
+   */
+  async function openPolls(participantId: string, lastPoll: LastPoll | undefined): Promise<OpenPoll[]> {
     const recent = await store.transcript.list(participantId, { limit: OPEN_POLL_LOOKBACK_ENTRIES });
-    const pollIndex = recent.findIndex((entry) => entry.outboundId === poll.id);
-    if (pollIndex < 0) return false;
-    return !recent.slice(pollIndex + 1).some((entry) => entry.role === 'user');
+    const lastUser = recent.findLastIndex((entry) => entry.role === 'user');
+    const polls: OpenPoll[] = [];
+    for (const entry of recent.slice(lastUser + 1).reverse()) {
+      if (entry.kind !== 'poll' || !entry.outboundId) continue;
+      const poll = entry.outboundId === lastPoll?.id ? lastPoll : parseRecordedPoll(entry.outboundId, entry.content);
+      if (poll) polls.push(poll);
+    }
+    return polls;
   }
 
   /**
@@ -154,9 +167,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
       if (!poll) return answer;
       return { pollId: poll.id, question: answer.question ?? poll.question, option: answer.option };
     }
-    if (!lastPoll || !(await isPollOpen(participantId, lastPoll))) return undefined;
-    const option = matchPollOption(message.text, lastPoll.options);
-    return option === undefined ? undefined : { pollId: lastPoll.id, question: lastPoll.question, option };
+    return matchTypedAnswer(message.text, await openPolls(participantId, lastPoll), messages);
   }
 
   async function recordIgnored(inbound: InboundMessage, participant: Participant): Promise<void> {

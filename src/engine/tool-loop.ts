@@ -16,6 +16,7 @@ import type { TurnRecorder } from './turn-recorder.ts';
 
 export const MAX_TOOL_ROUNDS = 10;
 
+/** The English texts of the catalogue keys `reply.*`; the flow passes the participant's language (`fallbackText`). */
 export const FALLBACK_TEXT = {
   emptyResponse: "I'm here to help. Could you tell me a bit more?",
   roundsExhausted: 'Sorry, I got a bit tangled up there. Could you say that again in a few words?',
@@ -50,10 +51,13 @@ export interface ToolLoopOptions {
   now(): number;
   purpose: string;
   maxRounds?: number;
+  /** The fallback replies in the participant's language; defaults to `FALLBACK_TEXT` (English). */
+  fallbackText?: { readonly [K in keyof typeof FALLBACK_TEXT]: string };
 }
 
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   const maxRounds = options.maxRounds ?? MAX_TOOL_ROUNDS;
+  const fallbackText = options.fallbackText ?? FALLBACK_TEXT;
   const tools = options.registry.definitions(options.toolNames);
   const loopMessages: ChatMessage[] = [];
   const toolCalls: ExecutedToolCall[] = [];
@@ -70,7 +74,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       });
     } catch (error) {
       return {
-        content: FALLBACK_TEXT.llmUnavailable,
+        content: fallbackText.llmUnavailable,
         outcome: 'llm_error',
         rounds: round,
         toolCalls,
@@ -99,7 +103,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     }
     if (content) return { content, outcome: 'content', rounds: round, toolCalls, reasoning, model };
     return {
-      content: FALLBACK_TEXT.emptyResponse,
+      content: fallbackText.emptyResponse,
       outcome: 'empty_response',
       rounds: round,
       toolCalls,
@@ -108,7 +112,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     };
   }
   return {
-    content: FALLBACK_TEXT.roundsExhausted,
+    content: fallbackText.roundsExhausted,
     outcome: 'rounds_exhausted',
     rounds: maxRounds,
     toolCalls,
