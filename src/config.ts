@@ -10,7 +10,12 @@ import { canonicalLanguageTag } from './domain/language.ts';
 
 export interface Config {
   api: { host: string; port: number; token: string | undefined; bodyLimitBytes: number };
-  storage: { stateDir: string; databaseUrl: string | undefined };
+  storage: {
+    stateDir: string;
+    databaseUrl: string | undefined;
+    /** SQLite `synchronous`: `full` (default) survives power loss; `normal` survives a process crash only. */
+    sqliteSynchronous: 'full' | 'normal';
+  };
   llm: {
     apiKey: string | undefined;
     baseUrl: string | undefined;
@@ -161,6 +166,7 @@ export function loadConfig(env: Environment): Config {
     storage: {
       stateDir: read.string('PROMPTPIPE_STATE_DIR') ?? './data',
       databaseUrl: read.string('DATABASE_URL'),
+      sqliteSynchronous: read.oneOf('SQLITE_SYNCHRONOUS', ['full', 'normal'] as const, 'full'),
     },
     llm: {
       apiKey: read.string('OPENAI_API_KEY'),

@@ -103,8 +103,12 @@ export async function openStore(config: Config, log: Log): Promise<Store> {
   }
   mkdirSync(config.storage.stateDir, { recursive: true });
   const filename = join(config.storage.stateDir, 'promptpipe.db');
-  const store = await createSqliteStore({ filename });
-  log.info({ database: 'sqlite', filename }, `database: SQLite at ${filename}, migrations applied`);
+  const synchronous = config.storage.sqliteSynchronous;
+  const store = await createSqliteStore({ filename, synchronous });
+  log.info({ database: 'sqlite', filename, synchronous }, `database: SQLite at ${filename}, migrations applied`);
+  if (synchronous === 'normal') {
+    log.warn({}, 'SQLITE_SYNCHRONOUS=normal: a power loss may lose the last committed messages (a crash does not)');
+  }
   return store;
 }
 
