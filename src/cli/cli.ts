@@ -138,6 +138,7 @@ interface EnrollOptions {
   ethnicity?: string;
   background?: string;
   timezone?: string;
+  language?: string;
   greet: boolean;
 }
 
@@ -153,6 +154,7 @@ async function enrollParticipant(io: CliIo, options: EnrollOptions): Promise<voi
         ...(options.ethnicity !== undefined ? { ethnicity: options.ethnicity } : {}),
         ...(options.background !== undefined ? { background: options.background } : {}),
         ...(options.timezone !== undefined ? { timezone: options.timezone } : {}),
+        ...(options.language !== undefined ? { language: options.language } : {}),
       },
       { greet: options.greet, source: 'cli' },
     );
@@ -207,6 +209,7 @@ export function buildCli(io: CliIo = processIo): Command {
     .option('--ethnicity <ethnicity>')
     .option('--background <text>')
     .option('--timezone <zone>', 'IANA time zone, e.g. America/New_York')
+    .option('--language <tag>', 'BCP 47 language tag, e.g. es or pt-BR (default DEFAULT_LANGUAGE)')
     .option('--no-greet', 'do not send the greeting')
     .action((options: EnrollOptions) => enrollParticipant(io, options));
 
