@@ -10,19 +10,14 @@ import { type Application, createApplication } from '../../src/main.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 const SECRET = 'gateway-secret';
 let model: ScriptedOpenAiServer;
 let gateway: HttpReceiver;
 let app: Application;
 
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const eventually = (check: () => boolean, what: string) => waitUntil(what, check);
 
 async function startApp(environment: Record<string, string>): Promise<Application> {
   const config = loadConfig({
@@ -91,11 +86,22 @@ describe('the wired application', () => {
     await eventually(() => gateway.requests.length === 2, 'the reply delivery');
     expect(JSON.parse(gateway.requests[1]?.body ?? '').text).toBe('You said "I want to walk more".');
 
-    const history = (await app.server.inject({ url: `/conversation/participants/${participantId}/history` })).json();
-    expect(history.result.map((entry: { role: string }) => entry.role)).toEqual(['assistant', 'user', 'assistant']);
-    const metrics = (await app.server.inject({ url: '/metrics' })).body;
+    // The gateway has the reply; the server counts the delivery only once the gateway's answer is back: wait for it.
+    await expect
+      .poll(
+        async () =>
+          (await app.server.inject({ url: `/conversation/participants/${participantId}/history` }))
+            .json()
+            .result.map((entry: { role: string }) => entry.role),
+        { timeout: 10_000 },
+      )
+      .toEqual(['assistant', 'user', 'assistant']);
+    const metricsText = async () => (await app.server.inject({ url: '/metrics' })).body;
+    await expect
+      .poll(metricsText, { timeout: 10_000 })
+      .toContain('promptpipe_outbound_messages_total{channel="webhook",outcome="delivered"} 2');
+    const metrics = await metricsText();
     expect(metrics).toContain('promptpipe_llm_calls_total{purpose="intake",model="gpt-4o-mini",outcome="success"} 2');
-    expect(metrics).toContain('promptpipe_outbound_messages_total{channel="webhook",outcome="delivered"} 2');
     expect(metrics).toContain('promptpipe_inbound_messages_total{channel="webhook"} 1');
   });
 

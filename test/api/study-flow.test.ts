@@ -16,6 +16,7 @@ import {
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../support/scripted-openai-server.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 const PHONE = '+15551230001';
 let model: ScriptedOpenAiServer;
@@ -54,13 +55,7 @@ function coach(request: ScriptedChatRequest): ScriptedReply {
   return { content: 'All set: your prompt comes every morning before 9.' };
 }
 
-async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const eventually = (check: () => boolean | Promise<boolean>, what: string) => waitUntil(what, check);
 
 const delivered = () => gateway.requests.map((request) => JSON.parse(request.body));
 
@@ -118,6 +113,8 @@ describe('a participant from enrollment to the first feedback turn', () => {
 
     const advanced = await call('POST', '/admin/clock', { set_to: '2026-03-03T14:00:00Z' });
     expect(advanced.result.now).toBe('2026-03-03T14:00:00.000Z');
+    // The background job loop may have claimed a delivery the advance did not wait for: wait for all three.
+    await eventually(() => gateway.requests.length >= 5, 'the prompt, the Done poll and the intensity poll');
     const [prompt, poll, intensityPoll] = delivered().slice(2);
     expect(prompt).toMatchObject({
       kind: 'text',
@@ -135,7 +132,11 @@ describe('a participant from enrollment to the first feedback turn', () => {
       poll_answer: { poll_id: poll.poll.id, option: 'Done' },
     });
     await app.inbound.idle();
-    await eventually(() => gateway.requests.length > sentBefore, 'the feedback reply');
+    await eventually(
+      () => delivered().some((message) => message.text === 'Wonderful, well done! How did the walk feel?'),
+      'the feedback reply',
+    );
+    expect(gateway.requests.length).toBeGreaterThan(sentBefore);
     expect(delivered().at(-1).text).toBe('Wonderful, well done! How did the walk feel?');
     const afterFeedback = (await call('GET', `/conversation/participants/${id}/state`)).result;
     expect(afterFeedback.profile.success_count).toBe(1);

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ChannelInboundMessage } from '../../src/channels/channel.ts';
 import { createConsoleChannel } from '../../src/channels/console/console-channel.ts';
 import { startConsoleChat } from '../../src/channels/console/console-chat.ts';
@@ -46,7 +46,8 @@ describe('the console chat', () => {
     });
     input.write('hello\n\n1\n/quit\n');
     await chat.finished;
-    await new Promise((resolve) => setImmediate(resolve));
+    // The lines are handled in a queue that may still be running when the interface closes.
+    await vi.waitFor(() => expect(received).toHaveLength(2), { timeout: 10_000 });
     expect(received).toEqual([
       { channel: 'console', from: '+15551230001', text: 'hello' },
       { channel: 'console', from: '+15551230001', text: '1' },
@@ -69,9 +70,11 @@ describe('the console chat', () => {
       },
     });
     input.write('hi\n');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.waitFor(
+      () => expect(output.text()).toContain('(not sent: no participant is enrolled with phone number +15551230001)'),
+      { timeout: 10_000 },
+    );
     input.end();
     await chat.finished;
-    expect(output.text()).toContain('(not sent: no participant is enrolled with phone number +15551230001)');
   });
 });
