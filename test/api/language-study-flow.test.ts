@@ -146,8 +146,11 @@ async function enrollAndIntake(enrollment: Record<string, string>): Promise<stri
   return id;
 }
 
-/** Moves the clock to a prompt day's 09:00 local and returns that day's deliveries. */
-async function promptDay(day: string, expected = 2): Promise<Delivered[]> {
+/**
+ * Moves the clock to a prompt day's 09:00 local and returns that day's deliveries once all `expected` arrived: the
+ * prompt, the Done poll and the intensity poll (one a day), plus whatever timers fired on the way.
+ */
+async function promptDay(day: string, expected = 3): Promise<Delivered[]> {
   const before = gateway?.requests.length ?? 0;
   await call('POST', '/admin/clock', { set_to: `${day}T14:00:00Z` });
   await eventually(() => (gateway?.requests.length ?? 0) >= before + expected, `the prompt of ${day}`);
@@ -225,7 +228,7 @@ describe('a participant switched from English to Spanish by PUT', () => {
     expect(switched.result.language).toBe('es');
     const requestsBefore = model?.requests.length ?? 0;
     // The unanswered first prompt's reminder fires on the way, already in Spanish.
-    const [reminder, spanishPrompt, spanishPoll] = await promptDay('2026-03-04', 3);
+    const [reminder, spanishPrompt, spanishPoll] = await promptDay('2026-03-04', 4);
     expect(reminder?.text).toMatch(/^Un saludo: no hemos sabido de ti/);
     expect(spanishPrompt?.text).toBe('Después del desayuno, camina cinco minutos.');
     expect(spanishPoll?.poll).toEqual(
