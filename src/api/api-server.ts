@@ -15,6 +15,7 @@ import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { Store } from '../store/store.ts';
 import { registerAuth, warnIfUnprotected } from './auth.ts';
 import { registerErrorHandling } from './error-handler.ts';
+import { handleClientError, handleFrameworkError, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { registerAdminRoutes } from './routes/admin-routes.ts';
 import { registerParticipantRoutes } from './routes/participant-routes.ts';
 import { registerSystemRoutes } from './routes/system-routes.ts';
@@ -42,7 +43,10 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     bodyLimit: config.api.bodyLimitBytes,
     ...(options.httpLogger ? { loggerInstance: options.httpLogger } : { logger: false }),
     // Clients and tests see "route not found" for /path/ and /path alike.
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Errors raised before routing and by the HTTP parser get the envelope too.
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
   });
 
   registerErrorHandling(app, log);

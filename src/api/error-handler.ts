@@ -1,12 +1,14 @@
 /**
  * The ONE place that chooses HTTP statuses for errors. `AppError` codes map to statuses; Fastify's own client
  * errors (bad JSON, body too large, unsupported media type) keep their 4xx status with a readable message;
- * anything else is a 500 whose details are logged, never sent.
+ * anything else is a 500 whose details are logged, never sent. An unknown path is a 404, a known path under another
+ * method a 405 with `Allow`; errors raised before routing are in `framework-errors.ts`.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, type AppErrorCode } from '../domain/errors.ts';
 import type { Log } from '../observability/log.ts';
 import { failure } from './envelope.ts';
+import { createRouteTable, shownPath } from './framework-errors.ts';
 
 export const STATUS_BY_CODE: Readonly<Record<AppErrorCode, number>> = {
   invalid_input: 400,
@@ -46,8 +48,17 @@ export function statusAndMessage(error: unknown): { statusCode: number; message:
 }
 
 export function registerErrorHandling(app: FastifyInstance, log: Log): void {
+  // Every route registered from here on is known to the 404 handler, which answers 405 for a known path.
+  const routes = createRouteTable();
+  app.addHook('onRoute', (route) => routes.add(route));
   app.setErrorHandler((error, request, reply) => {
-    const { statusCode, message } = statusAndMessage(error);
+    const described = statusAndMessage(error);
+    const { statusCode } = described;
+    const contentType = request.headers['content-type'];
+    const message =
+      (error as Partial<FastifyError>).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && contentType
+        ? `Content-Type ${contentType.slice(0, 100)} is not supported; send application/json`
+        : described.message;
     if (statusCode >= 500) {
       log.error(
         { method: request.method, url: request.url, error: error instanceof Error ? error.stack : String(error) },
@@ -56,7 +67,15 @@ export function registerErrorHandling(app: FastifyInstance, log: Log): void {
     }
     return reply.code(statusCode).send(failure(message));
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(failure(`no route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = routes.methodsFor(path);
+    if (allowed.length > 0) {
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(failure(`method ${request.method} is not allowed on ${shownPath(path)}; use ${allowed.join(', ')}`));
+    }
+    return reply.code(404).send(failure(`no route ${request.method} ${shownPath(path)}`));
+  });
 }

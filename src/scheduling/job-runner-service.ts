@@ -272,7 +272,13 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         }
       }
       if (clock.now().getTime() < target.getTime()) clock.set(target);
-      return count + (await runDue());
+      // "Everything due has finished" includes what the background loop claimed meanwhile (a delivery it picked up
+      // on notify) and what those jobs enqueued for now.
+      for (;;) {
+        count += await runDue();
+        if (inFlight.size === 0) return count;
+        await Promise.allSettled([...inFlight]);
+      }
     },
   };
 }
