@@ -45,9 +45,16 @@ export interface Config {
     missedPromptGraceMs: number;
   };
   channel: {
-    kind: 'webhook' | 'console';
+    /** The enabled channels, in `PROMPTPIPE_CHANNEL` order. */
+    enabled: readonly ChannelName[];
+    /** The default channel: the first enabled one. */
+    kind: ChannelName;
     webhookUrl: string | undefined;
     webhookSecret: string | undefined;
+    /** Upper-case messages that withdraw a participant (`OPT_OUT_KEYWORDS`). */
+    optOutKeywords: readonly string[];
+    /** Upper-case messages that bring an opted-out participant back. */
+    optInKeywords: readonly string[];
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** `DEFAULT_LANGUAGE` (canonical BCP 47 tag) and `MESSAGE_CATALOGUE_DIR` (a study's own catalogues). */
@@ -55,6 +62,14 @@ export interface Config {
 }
 
 export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** The channels this build can run, by `PROMPTPIPE_CHANNEL` name. */
+export const CHANNEL_NAMES = ['webhook', 'console'] as const;
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+/** The usual carrier opt-out words; a message that is exactly one of them (any case, spaces ignored) opts out. */
+export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'] as const;
+export const DEFAULT_OPT_IN_KEYWORDS = ['START'] as const;
 
 /** process.env over the optional `.env` file of the working directory (the real environment wins). */
 export function readEnvironment(envFile = '.env'): Environment {
@@ -105,6 +120,37 @@ class ConfigReader {
     return parsed;
   }
 
+  /** A comma-separated list of names from `allowed`, without repeats; at least one. */
+  channelList<T extends string>(name: string, allowed: readonly T[], fallback: T): T[] {
+    const value = this.string(name);
+    if (value === undefined) return [fallback];
+    const names = value
+      .split(',')
+      .map((part) => part.trim().toLowerCase())
+      .filter((part) => part !== '');
+    const unknown = names.filter((part) => !(allowed as readonly string[]).includes(part));
+    if (unknown.length > 0 || names.length === 0) {
+      this.problems.push(
+        `${name} must be a comma-separated list of ${allowed.join(', ')} (got "${value}"${unknown.length > 0 ? `; unknown: ${unknown.join(', ')}` : ''})`,
+      );
+      return [fallback];
+    }
+    if (new Set(names).size !== names.length) this.problems.push(`${name} lists a channel twice (got "${value}")`);
+    return [...new Set(names)] as T[];
+  }
+
+  /** A comma-separated list of words, compared case-insensitively (stored upper-case). */
+  keywords(name: string, fallback: readonly string[]): string[] {
+    const value = this.string(name);
+    if (value === undefined) return [...fallback];
+    const words = value
+      .split(',')
+      .map((word) => word.replace(/\s+/g, '').toUpperCase())
+      .filter((word) => word !== '');
+    if (words.length === 0) this.problems.push(`${name} must list at least one word (got "${value}")`);
+    return words;
+  }
+
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
     const value = this.string(name)?.toLowerCase();
     if (value === undefined) return fallback;
@@ -139,6 +185,7 @@ export function loadConfig(env: Environment): Config {
   if (webhookUrl && !URL.canParse(webhookUrl)) {
     read.problems.push(`PROMPTPIPE_WEBHOOK_URL must be a URL (got "${webhookUrl}")`);
   }
+  const channels = read.channelList('PROMPTPIPE_CHANNEL', CHANNEL_NAMES, 'webhook');
   const defaultCountry = (read.string('DEFAULT_COUNTRY') ?? 'US').toUpperCase();
   if (!/^[A-Z]{2}$/.test(defaultCountry)) {
     read.problems.push(`DEFAULT_COUNTRY must be a two-letter country code (got "${defaultCountry}")`);
@@ -216,9 +263,12 @@ export function loadConfig(env: Environment): Config {
       missedPromptGraceMs: read.duration('MISSED_PROMPT_GRACE', '60m'),
     },
     channel: {
-      kind: read.oneOf('PROMPTPIPE_CHANNEL', ['webhook', 'console'] as const, 'webhook'),
+      enabled: channels,
+      kind: channels[0] ?? 'webhook',
       webhookUrl,
       webhookSecret: read.string('PROMPTPIPE_WEBHOOK_SECRET'),
+      optOutKeywords: read.keywords('OPT_OUT_KEYWORDS', DEFAULT_OPT_OUT_KEYWORDS),
+      optInKeywords: read.keywords('OPT_IN_KEYWORDS', DEFAULT_OPT_IN_KEYWORDS),
     },
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     language: { defaultLanguage: defaultLanguage ?? 'en', catalogueDir: read.string('MESSAGE_CATALOGUE_DIR') },

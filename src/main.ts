@@ -15,9 +15,12 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import { createApiServer } from './api/api-server.ts';
 import type { Channel } from './channels/channel.ts';
+import { type ChannelRegistry, createChannelRegistry } from './channels/channel-registry.ts';
 import { createConsoleChannel } from './channels/console/console-channel.ts';
 import { createDeliveryHandler, DELIVER_MESSAGE_JOB } from './channels/delivery-handler.ts';
+import { createDeliveryReceipts } from './channels/delivery-receipts.ts';
 import { createInboundService, type InboundService } from './channels/inbound-service.ts';
+import { createOptOutHandler } from './channels/opt-out.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
 import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
@@ -68,7 +71,7 @@ export type ApplicationLogger = Log & FastifyBaseLogger;
 export interface ApplicationOptions {
   config: Config;
   log: ApplicationLogger;
-  /** Replaces the channel chosen by `PROMPTPIPE_CHANNEL` (the console chat passes its own). */
+  /** Replaces the channels chosen by `PROMPTPIPE_CHANNEL` with this one (the console chat passes its own). */
   channel?: Channel;
   /** Replaces the store the configuration names (tests). */
   store?: Store;
@@ -80,7 +83,9 @@ export interface Application {
   readonly store: Store;
   readonly clock: Clock;
   readonly metrics: Metrics;
+  /** The default channel. */
   readonly channel: Channel;
+  readonly channels: ChannelRegistry;
   readonly llm: LlmClient;
   readonly flow: ConversationFlow;
   readonly participants: ParticipantService;
@@ -133,11 +138,18 @@ function createLlm(config: Config, log: Log): LlmClient {
   });
 }
 
-function createConfiguredChannel(config: Config, log: Log): Channel {
-  if (config.channel.kind === 'console') {
-    log.warn({}, 'console channel: coach messages are printed on stdout; talk to the coach with `promptpipe chat`');
-    return createConsoleChannel({ output: process.stdout });
-  }
+/** One adapter per enabled channel, in `PROMPTPIPE_CHANNEL` order (the first is the default). */
+function createConfiguredChannels(config: Config, log: Log): Channel[] {
+  return config.channel.enabled.map((name) => {
+    if (name === 'console') {
+      log.warn({}, 'console channel: coach messages are printed on stdout; talk to the coach with `promptpipe chat`');
+      return createConsoleChannel({ output: process.stdout });
+    }
+    return createConfiguredWebhookChannel(config, log);
+  });
+}
+
+function createConfiguredWebhookChannel(config: Config, log: Log): Channel {
   const { webhookUrl, webhookSecret } = config.channel;
   if (webhookUrl) {
     log.info({ url: webhookUrl, signed: Boolean(webhookSecret) }, `webhook channel: delivering to ${webhookUrl}`);
@@ -245,10 +257,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     }),
   );
 
-  const channel = options.channel ?? createConfiguredChannel(config, log);
+  const channels = createChannelRegistry(options.channel ? [options.channel] : createConfiguredChannels(config, log));
+  const channel = channels.defaultChannel;
+  const receipts = createDeliveryReceipts({ store, clock, metrics, log });
   // Under the participant's lock: the lock is FIFO, so a prompt and its polls reach the gateway in the order they were
   // sent, never overlapping (a slow gateway must not see "Did you do it?" before the prompt).
-  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channel, metrics, log }));
+  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channels, metrics, log, receipts, messages }));
 
   const participants = createParticipantService({
     store,
@@ -259,6 +273,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     newId,
     log,
     defaultCountry: config.conversation.defaultCountry,
+    channelNames: channels.names,
     prepTimeMinutes: config.scheduling.prepTimeMinutes,
     onJobEnqueued: notifyRunner,
     defaultLanguage: config.language.defaultLanguage,
@@ -274,6 +289,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     metrics,
     autoEnroll: config.conversation.autoEnrollNewUsers,
     messages,
+    optOut: createOptOutHandler({
+      store,
+      clock,
+      participants,
+      messenger,
+      channels,
+      keywords: { optOut: config.channel.optOutKeywords, optIn: config.channel.optInKeywords },
+      log,
+      messages,
+    }),
   });
   const server = createApiServer({
     config,
@@ -281,8 +306,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     participants,
     clock,
     runner,
-    channelRoutes:
-      channel.name === 'webhook' ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })] : [],
+    channelRoutes: channels.get('webhook')
+      ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })]
+      : [],
     metrics,
     log,
     httpLogger: log,
@@ -297,6 +323,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     clock,
     metrics,
     channel,
+    channels,
     llm,
     flow,
     participants,
@@ -304,7 +331,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     runner,
     server,
     async start(startOptions = {}) {
-      await channel.start?.();
+      for (const enabled of channels.all()) await enabled.start?.();
       await inbound.recoverUnprocessed();
       runner.start();
       if (startOptions.listen) {
@@ -318,7 +345,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         if (listening) await server.close();
         await inbound.stop();
         await runner.stop();
-        await channel.stop?.();
+        for (const enabled of channels.all()) await enabled.stop?.();
         if (!listening) await server.close();
         await store.close();
         log.info({}, 'stopped');

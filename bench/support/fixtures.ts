@@ -29,6 +29,7 @@ export function benchParticipant(index: number, now: Date = BENCH_START): Partic
     ethnicity: '',
     background: 'Works shifts at a hospital; wants to move more.',
     timezone: 'America/Toronto',
+    channel: '',
     status: 'active',
     enrolledAt: now,
     createdAt: now,

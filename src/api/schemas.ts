@@ -23,6 +23,11 @@ const detailFields = {
     .max(100)
     .optional()
     .describe('BCP 47 language tag such as "en", "es" or "pt-BR"; enrollment defaults to DEFAULT_LANGUAGE.'),
+  channel: z
+    .string()
+    .max(50)
+    .optional()
+    .describe('One of the enabled channels (PROMPTPIPE_CHANNEL); default the first one.'),
 };
 
 /** A custom message for a wrong value (a missing one reads "… is required", see validation.ts). */
@@ -44,7 +49,8 @@ export const enrollmentBodySchema = z
 export const updateBodySchema = z
   .object({ ...detailFields, status: participantStatusSchema.optional() })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'nothing to update: send at least one of name, gender, ethnicity, background, timezone, language, status',
+    message:
+      'nothing to update: send at least one of name, gender, ethnicity, background, timezone, language, channel, status',
   })
   .describe('Partial update');
 
@@ -95,6 +101,7 @@ export const participantSchema = z.object({
   background: z.string(),
   timezone: z.string(),
   language: z.string().describe('BCP 47 language tag'),
+  channel: z.string().describe('The channel the participant is reached on.'),
   status: participantStatusSchema,
   enrolled_at: z.string(),
   created_at: z.string(),
@@ -118,6 +125,17 @@ export const historyEntrySchema = z.object({
   tool_call_id: z.string().optional(),
   tool_name: z.string().optional(),
   module: z.string().optional(),
+  outbound_id: z.string().optional().describe('Outbound messages: the id the channel received.'),
+  delivery: z
+    .object({
+      status: z.string().describe('queued, sent, delivered, read, failed, undelivered'),
+      at: z.string(),
+      channel: z.string(),
+      error_code: z.string().optional(),
+      error: z.string().optional(),
+    })
+    .optional()
+    .describe('Outbound messages: the latest delivery receipt.'),
   created_at: z.string(),
 });
 

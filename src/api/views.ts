@@ -3,8 +3,7 @@
  */
 import type { z } from 'zod';
 import type { Participant } from '../domain/participant.ts';
-import type { ParticipantStateView } from '../participants/participant-service.ts';
-import type { TranscriptEntry } from '../store/store.ts';
+import type { HistoryEntry, ParticipantStateView } from '../participants/participant-service.ts';
 import type { historyEntrySchema, participantSchema, stateSchema } from './schemas.ts';
 
 export type ParticipantJson = z.infer<typeof participantSchema>;
@@ -21,6 +20,7 @@ export function participantJson(participant: Participant): ParticipantJson {
     background: participant.background,
     timezone: participant.timezone,
     language: participant.language ?? 'en',
+    channel: participant.channel,
     status: participant.status,
     enrolled_at: participant.enrolledAt.toISOString(),
     created_at: participant.createdAt.toISOString(),
@@ -29,7 +29,7 @@ export function participantJson(participant: Participant): ParticipantJson {
 }
 
 /** Tool calls in the OpenAI message shape, so a transcript can be replayed against any compatible API. */
-export function historyEntryJson(entry: TranscriptEntry): HistoryEntryJson {
+export function historyEntryJson(entry: HistoryEntry): HistoryEntryJson {
   return {
     id: entry.id,
     role: entry.role,
@@ -47,6 +47,18 @@ export function historyEntryJson(entry: TranscriptEntry): HistoryEntryJson {
     ...(entry.toolCallId ? { tool_call_id: entry.toolCallId } : {}),
     ...(entry.toolName ? { tool_name: entry.toolName } : {}),
     ...(entry.module ? { module: entry.module } : {}),
+    ...(entry.outboundId ? { outbound_id: entry.outboundId } : {}),
+    ...(entry.delivery
+      ? {
+          delivery: {
+            status: entry.delivery.status,
+            at: entry.delivery.createdAt.toISOString(),
+            channel: entry.delivery.channel,
+            ...(entry.delivery.errorCode ? { error_code: entry.delivery.errorCode } : {}),
+            ...(entry.delivery.errorMessage ? { error: entry.delivery.errorMessage } : {}),
+          },
+        }
+      : {}),
     created_at: entry.createdAt.toISOString(),
   };
 }

@@ -10,12 +10,16 @@ export interface OutboundPoll {
   id: string;
   question: string;
   options: string[];
+  /** The participant's language when it was sent: a channel without polls words its numbered instruction in it. */
+  language?: string;
 }
 
 /** One message to deliver. `id` is the idempotency key: a channel that accepts one must not deliver twice. */
 export interface OutboundMessage {
   id: string;
   participantId: string;
+  /** The channel to deliver on (the participant's); absent in messages queued before channels were per participant. */
+  channel?: string;
   /** E.164. */
   to: string;
   kind: 'text' | 'poll';
@@ -25,14 +29,54 @@ export interface OutboundMessage {
 
 export interface DeliveryResult {
   providerMessageId?: string;
+  /** Where the channel knows more than "accepted" at once (e.g. a console printed it: `delivered`). Default `sent`. */
+  status?: DeliveryStatus;
+}
+
+/**
+ * What became of an outbound message, as receipts report it. `queued` and `sent`: accepted by the provider;
+ * `delivered` and `read`: on the participant's device; `failed`: given up (permanent error, or retries exhausted);
+ * `undelivered`: the provider could not reach the device.
+ */
+export const DELIVERY_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed', 'undelivered'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** A provider's report about one of our outbound messages (a webhook status, a Twilio status callback…). */
+export interface DeliveryReceipt {
+  channel: string;
+  /** The provider's id of the message, as returned by `send`. */
+  providerMessageId: string;
+  status: DeliveryStatus;
+  at?: Date;
+  errorCode?: string;
+  errorMessage?: string;
+}
+
+/**
+ * Thrown by `send` when retrying cannot help (the provider refused the message: bad number, blocked, outside the
+ * WhatsApp window without a template). The outbox records the failure and does not retry. Any other error is retried
+ * with back-off.
+ */
+export class PermanentDeliveryError extends Error {
+  readonly code: string | undefined;
+  constructor(message: string, options: { code?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? {} : { cause: options.cause });
+    this.name = 'PermanentDeliveryError';
+    this.code = options.code;
+  }
 }
 
 export interface Channel {
   readonly name: string;
   /** False: polls are sent as text with a numbered list, and numeric or exact-text replies become poll answers. */
   readonly supportsPolls: boolean;
-  /** Rejects when the message was not delivered (the outbox retries it). */
+  /**
+   * Rejects when the message was not delivered: with `PermanentDeliveryError` when retrying cannot help, with any
+   * other error when it may (the outbox retries it with back-off).
+   */
   send(message: OutboundMessage): Promise<DeliveryResult>;
+  /** True when the provider itself confirms an opt-out (Twilio SMS answers STOP): PromptPipe sends no confirmation. */
+  readonly confirmsOptOut?: boolean;
   /** Starts receiving, where the channel pulls or holds a connection (the webhook channel is pushed to over HTTP). */
   start?(): Promise<void>;
   stop?(): Promise<void>;

@@ -4,24 +4,32 @@
  * (a prompt before its poll). The cost — a slow gateway delays that participant's next turn by at most the channel's
  * timeout — is the lesser evil for a study protocol.
  * Throwing makes the runner retry with back-off; the message's id stays the same across retries, so a channel with
- * idempotency keys never delivers it twice.
+ * idempotency keys never delivers it twice. A `PermanentDeliveryError` is not retried: the failure is recorded as a
+ * delivery status and the job ends. The message goes out on the participant's channel (carried in the payload).
  */
 import { AppError, errorMessage } from '../domain/errors.ts';
+import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
 import type { Job } from '../store/store.ts';
-import type { Channel, OutboundMessage } from './channel.ts';
+import { type Channel, type OutboundMessage, PermanentDeliveryError } from './channel.ts';
+import type { ChannelRegistry } from './channel-registry.ts';
+import type { DeliveryReceipts } from './delivery-receipts.ts';
 import { DELIVER_MESSAGE_JOB, type DeliverMessagePayload } from './outbox-messenger.ts';
 import { renderPollAsText } from './poll-text.ts';
 
 export { DELIVER_MESSAGE_JOB };
 
 /** What the channel receives: unchanged where polls are supported, else the poll rendered as numbered text. */
-export function adaptForChannel(message: OutboundMessage, channel: Pick<Channel, 'supportsPolls'>): OutboundMessage {
+export function adaptForChannel(
+  message: OutboundMessage,
+  channel: Pick<Channel, 'supportsPolls'>,
+  messages?: MessageCatalogue,
+): OutboundMessage {
   if (message.kind !== 'poll' || !message.poll || channel.supportsPolls) return message;
   const { poll: _poll, ...rest } = message;
-  return { ...rest, kind: 'text', text: renderPollAsText(message.poll) };
+  return { ...rest, kind: 'text', text: renderPollAsText(message.poll, messages) };
 }
 
 function readPayload(job: Job): OutboundMessage {
@@ -33,30 +41,63 @@ function readPayload(job: Job): OutboundMessage {
   return message;
 }
 
-export function createDeliveryHandler(options: {
-  channel: Channel;
+export interface DeliveryHandlerOptions {
+  /** The enabled channels: a message goes out on its own channel, else the default one. */
+  channels: ChannelRegistry;
   metrics: Pick<Metrics, 'recordOutboundMessage'>;
   log: Log;
-}): JobHandler {
-  const { channel, metrics, log } = options;
+  /** Records sent / failed statuses; without it nothing is recorded (tests of the handler alone). */
+  receipts?: DeliveryReceipts;
+  /** The numbered-poll instruction in the participant's language; defaults to the built-in catalogues. */
+  messages?: MessageCatalogue;
+}
+
+function failureCode(error: unknown): string | undefined {
+  return error instanceof PermanentDeliveryError ? error.code : undefined;
+}
+
+export function createDeliveryHandler(options: DeliveryHandlerOptions): JobHandler {
+  const { channels, metrics, log, receipts } = options;
   return async (job) => {
-    const message = adaptForChannel(readPayload(job), channel);
+    const queued = readPayload(job);
+    const channel = channels.resolve(queued.channel);
+    const message = adaptForChannel(queued, channel, options.messages);
+    const about = { outboundId: message.id, participantId: message.participantId, channel: channel.name };
     try {
       const result = await channel.send(message);
       metrics.recordOutboundMessage(channel.name, 'delivered');
-      log.debug(
-        { outboundId: message.id, participantId: message.participantId, attempt: job.attempts, ...result },
-        'message delivered',
-      );
+      await receipts?.record({
+        outboundId: message.id,
+        participantId: message.participantId,
+        channel: channel.name,
+        status: result.status ?? 'sent',
+        ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}),
+      });
+      log.debug({ ...about, attempt: job.attempts, ...result }, 'message delivered');
     } catch (error) {
       metrics.recordOutboundMessage(channel.name, 'failed');
-      log.warn(
-        {
+      const permanent = error instanceof PermanentDeliveryError;
+      const lastAttempt = job.attempts >= job.maxAttempts;
+      if (permanent || lastAttempt) {
+        const code = failureCode(error);
+        await receipts?.record({
           outboundId: message.id,
           participantId: message.participantId,
-          attempt: job.attempts,
-          error: errorMessage(error),
-        },
+          channel: channel.name,
+          status: 'failed',
+          errorMessage: permanent
+            ? errorMessage(error)
+            : `gave up after ${job.attempts} attempts: ${errorMessage(error)}`,
+          ...(code ? { errorCode: code } : {}),
+        });
+      }
+      if (permanent) {
+        // Retrying cannot help: the failure is recorded (status, event, metric) and the job ends here.
+        log.warn({ ...about, error: errorMessage(error), code: failureCode(error) }, 'delivery failed for good');
+        return;
+      }
+      log.warn(
+        { ...about, attempt: job.attempts, error: errorMessage(error) },
         'delivery failed; the outbox retries it',
       );
       throw error;

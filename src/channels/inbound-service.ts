@@ -28,6 +28,7 @@ import type { Clock } from '../scheduling/clock.ts';
 import { createInProcessLock } from '../store/participant-lock.ts';
 import type { InboundMessage, Store } from '../store/store.ts';
 import type { ChannelInboundMessage } from './channel.ts';
+import type { OptOutHandler } from './opt-out.ts';
 import { matchTypedAnswer, type OpenPoll } from './poll-answer-matching.ts';
 
 export interface InboundReceipt {
@@ -65,6 +66,8 @@ export interface InboundServiceOptions {
   autoEnroll: boolean;
   /** Typed poll answers are recognised in every catalogue language; defaults to the built-in catalogues. */
   messages?: MessageCatalogue;
+  /** STOP / START handling; without it keywords are ordinary messages. */
+  optOut?: OptOutHandler;
 }
 
 /** The `lastPoll` data key as written by the outbox messenger. */
@@ -200,6 +203,11 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
       const participant = await store.participants.get(inbound.participantId);
       if (!participant) {
         log.warn({ inboundId: inbound.id, participantId: inbound.participantId }, 'participant gone: message dropped');
+        await store.inbound.markProcessed(inbound.id, clock.now());
+        return;
+      }
+      // Before the status check: START must reach a withdrawn participant, STOP a paused one.
+      if (await options.optOut?.handle(inbound, participant)) {
         await store.inbound.markProcessed(inbound.id, clock.now());
         return;
       }

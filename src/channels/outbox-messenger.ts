@@ -40,16 +40,25 @@ export function createOutboxMessenger(options: {
       if (!participant) throw new AppError('not_found', `participant ${participantId} not found`);
       const now = clock.now();
       const id = newId('out');
+      const route = {
+        id,
+        participantId,
+        to: participant.phoneNumber,
+        ...(participant.channel ? { channel: participant.channel } : {}),
+      };
       const outbound: OutboundMessage =
         message.type === 'text'
-          ? { id, participantId, to: participant.phoneNumber, kind: 'text', text: message.text }
+          ? { ...route, kind: 'text', text: message.text }
           : {
-              id,
-              participantId,
-              to: participant.phoneNumber,
+              ...route,
               kind: 'poll',
               text: message.question,
-              poll: { id, question: message.question, options: [...message.options] },
+              poll: {
+                id,
+                question: message.question,
+                options: [...message.options],
+                ...(participant.language ? { language: participant.language } : {}),
+              },
             };
       await store.transaction(async (tx) => {
         await tx.transcript.append([

@@ -139,6 +139,7 @@ interface EnrollOptions {
   background?: string;
   timezone?: string;
   language?: string;
+  channel?: string;
   greet: boolean;
 }
 
@@ -155,6 +156,7 @@ async function enrollParticipant(io: CliIo, options: EnrollOptions): Promise<voi
         ...(options.background !== undefined ? { background: options.background } : {}),
         ...(options.timezone !== undefined ? { timezone: options.timezone } : {}),
         ...(options.language !== undefined ? { language: options.language } : {}),
+        ...(options.channel !== undefined ? { channel: options.channel } : {}),
       },
       { greet: options.greet, source: 'cli' },
     );
@@ -210,6 +212,7 @@ export function buildCli(io: CliIo = processIo): Command {
     .option('--background <text>')
     .option('--timezone <zone>', 'IANA time zone, e.g. America/New_York')
     .option('--language <tag>', 'BCP 47 language tag, e.g. es or pt-BR (default DEFAULT_LANGUAGE)')
+    .option('--channel <name>', 'one of the enabled channels (PROMPTPIPE_CHANNEL); default the first')
     .option('--no-greet', 'do not send the greeting')
     .action((options: EnrollOptions) => enrollParticipant(io, options));
 

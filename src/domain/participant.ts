@@ -22,6 +22,8 @@ export interface Participant {
    * participants read from the store; absent only on hand-built objects, which then speak `DEFAULT_LANGUAGE`.
    */
   language?: string;
+  /** The channel the participant is reached on (`webhook`, `twilio`…); empty: the default channel. */
+  channel: string;
   status: ParticipantStatus;
   enrolledAt: Date;
   createdAt: Date;

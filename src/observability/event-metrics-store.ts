@@ -31,14 +31,8 @@ export function withEventMetrics(store: Store, metrics: Pick<Metrics, 'recordSta
   }
 
   function observedRepositories(repositories: StoreRepositories): StoreRepositories {
-    return {
-      participants: repositories.participants,
-      flowStates: repositories.flowStates,
-      transcript: repositories.transcript,
-      events: observedEvents(repositories.events),
-      jobs: repositories.jobs,
-      inbound: repositories.inbound,
-    };
+    // Spread, so repositories added later pass through unobserved.
+    return { ...repositories, events: observedEvents(repositories.events) };
   }
 
   /** The transaction's repositories are a `Store` too (nested calls join it); the wrapper keeps that true. */

@@ -20,6 +20,8 @@ export interface Metrics {
   recordInboundMessage(channel: string): void;
   /** One delivery attempt of an outbound message. */
   recordOutboundMessage(channel: string, outcome: DeliveryOutcome): void;
+  /** One delivery status of an outbound message: sent when accepted, then what receipts report. */
+  recordDeliveryStatus(channel: string, status: string): void;
   /** One chat call to the LLM; `purpose` is the request's label (`intake`, `feedback`, `prompt-generator`…). */
   recordLlmCall(call: {
     purpose: string;
@@ -65,6 +67,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     name: 'promptpipe_outbound_messages_total',
     help: 'Outbound delivery attempts by channel and outcome (delivered, failed).',
     labelNames: ['channel', 'outcome'] as const,
+    registers,
+  });
+  const deliveryStatuses = new Counter({
+    name: 'promptpipe_delivery_status_total',
+    help: 'Delivery statuses of outbound messages by channel (sent, delivered, read, failed, undelivered…).',
+    labelNames: ['channel', 'status'] as const,
     registers,
   });
   const llmCalls = new Counter({
@@ -137,6 +145,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     recordOutboundMessage(channel, outcome) {
       outboundMessages.inc({ channel, outcome });
+    },
+    recordDeliveryStatus(channel, status) {
+      deliveryStatuses.inc({ channel, status });
     },
     recordLlmCall(call) {
       llmCalls.inc({ purpose: call.purpose, model: call.model, outcome: call.outcome });

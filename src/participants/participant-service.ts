@@ -6,6 +6,7 @@
  * Writes that touch a participant's conversation state run under the participant lock (the same lock the engine and
  * the job runner take), so an admin action never interleaves with a turn or a timer of the same participant.
  */
+import { requireEnabledChannel } from '../channels/channel-registry.ts';
 import type { ConversationState } from '../domain/conversation-state.ts';
 import { DataKey, type StateData } from '../domain/data-keys.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
@@ -28,7 +29,7 @@ import { parseScheduleRegistry, type ScheduleInfo } from '../scheduling/schedule
 import { canonicalTimeZone } from '../scheduling/schedule-time.ts';
 import { cancelAllParticipantJobs } from '../scheduling/timers/index.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
-import type { Job, Store, TranscriptEntry } from '../store/store.ts';
+import type { DeliveryRecord, Job, Store, TranscriptEntry } from '../store/store.ts';
 
 /**
  * Sent to a participant when they are unregistered, before anything is removed: the English text of the catalogue
@@ -47,6 +48,8 @@ export interface ParticipantDetails {
   timezone?: string;
   /** BCP 47 language tag (`en`, `es`, `pt-BR`); enrollment defaults it to `DEFAULT_LANGUAGE`. */
   language?: string;
+  /** One of the enabled channels (`PROMPTPIPE_CHANNEL`); the default channel when absent at enrolment. */
+  channel?: string;
 }
 
 export interface EnrollmentRequest extends ParticipantDetails {
@@ -66,6 +69,11 @@ export interface ParticipantUpdate extends ParticipantDetails {
 }
 
 /** What the organiser sees of a participant's conversation. */
+/** A transcript entry as the organiser sees it: outbound messages carry their latest delivery receipt. */
+export interface HistoryEntry extends TranscriptEntry {
+  delivery?: DeliveryRecord;
+}
+
 export interface ParticipantStateView {
   /** `CONVERSATION_ACTIVE`, or null when the participant has no flow state (yet). */
   currentState: string | null;
@@ -92,7 +100,7 @@ export interface ParticipantService {
    * The transcript, oldest first. Works for unregistered participants whose transcript was kept (it is study
    * data); unknown ids with no transcript are not found.
    */
-  history(participantId: string, page?: { limit?: number; before?: number }): Promise<TranscriptEntry[]>;
+  history(participantId: string, page?: { limit?: number; before?: number }): Promise<HistoryEntry[]>;
   state(participantId: string): Promise<ParticipantStateView>;
   /** Admin override of the conversation sub-state; cancels a pending delayed transition so the override sticks. */
   transition(
@@ -113,6 +121,8 @@ export interface ParticipantServiceOptions {
   log: Log;
   /** ISO 3166 alpha-2 code for national phone numbers. */
   defaultCountry: string;
+  /** The enabled channels, the default first (`PROMPTPIPE_CHANNEL`). Default: the webhook channel alone. */
+  channelNames?: readonly string[];
   /** `SCHEDULER_PREP_TIME_MINUTES`: re-arming a schedule when a participant becomes active again. */
   prepTimeMinutes: number;
   /** Draws the minute of a random schedule; defaults to `Math.random`. */
@@ -132,6 +142,12 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
   const random = options.random ?? Math.random;
   const messages = options.messages ?? createBuiltInMessageCatalogue(options.defaultLanguage);
   const defaultLanguage = canonicalLanguageTag(options.defaultLanguage ?? ENGLISH) ?? ENGLISH;
+  const channelNames = options.channelNames ?? ['webhook'];
+  const validChannel = (channel: string | undefined): string | undefined =>
+    channel === undefined ? undefined : requireEnabledChannel(channelNames, channel);
+  /** Participants enrolled before channels were per participant are on the default channel. */
+  const withChannel = (participant: Participant): Participant =>
+    participant.channel ? participant : { ...participant, channel: channelNames[0] ?? '' };
 
   async function requireParticipant(participantId: string): Promise<Participant> {
     const participant = await store.participants.get(participantId);
@@ -165,6 +181,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
     const phoneNumber = toE164(request.phoneNumber, defaultCountry);
     const timezone = validTimeZone(request.timezone) ?? '';
     const language = validLanguage(request.language) ?? defaultLanguage;
+    const channel = validChannel(request.channel) ?? channelNames[0] ?? '';
     const existing = await store.participants.getByPhone(phoneNumber);
     if (existing) {
       throw new AppError('conflict', `phone_number ${phoneNumber} is already enrolled (participant ${existing.id})`);
@@ -179,6 +196,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
       background: request.background?.trim() ?? '',
       timezone,
       language,
+      channel,
       status: ParticipantStatus.ACTIVE,
       enrolledAt: now,
       createdAt: now,
@@ -194,7 +212,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
       await tx.events.record({
         participantId: participant.id,
         type: 'participant-enrolled',
-        data: { source: enrollment.source ?? 'api', timezone: timezone || null, language },
+        data: { source: enrollment.source ?? 'api', timezone: timezone || null, channel, language },
         createdAt: now,
       });
     });
@@ -213,6 +231,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
   async function update(participantId: string, change: ParticipantUpdate): Promise<Participant> {
     const timezone = validTimeZone(change.timezone);
     const language = validLanguage(change.language);
+    const channel = validChannel(change.channel);
     return lock.run(participantId, async () => {
       const before = await requireParticipant(participantId);
       const now = clock.now();
@@ -223,6 +242,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
         ...(change.background !== undefined ? { background: change.background.trim() } : {}),
         ...(timezone !== undefined ? { timezone } : {}),
         ...(language !== undefined ? { language } : {}),
+        ...(channel !== undefined ? { channel } : {}),
         ...(change.status !== undefined ? { status: change.status } : {}),
       };
       const leavesActive =
@@ -268,7 +288,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
         return { participant: updated, rearmed: rearmed !== undefined };
       });
       if (updated.rearmed) options.onJobEnqueued?.();
-      return updated.participant;
+      return withChannel(updated.participant);
     });
   }
 
@@ -310,13 +330,18 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
   async function history(
     participantId: string,
     page: { limit?: number; before?: number } = {},
-  ): Promise<TranscriptEntry[]> {
+  ): Promise<HistoryEntry[]> {
     const entries = await store.transcript.list(participantId, {
       limit: page.limit ?? DEFAULT_HISTORY_LIMIT,
       ...(page.before !== undefined ? { before: page.before } : {}),
     });
     if (entries.length === 0) await requireParticipant(participantId);
-    return entries;
+    const outboundIds = entries.flatMap((entry) => (entry.outboundId ? [entry.outboundId] : []));
+    const deliveries = outboundIds.length > 0 ? await store.deliveries.latest(outboundIds) : new Map();
+    return entries.map((entry) => {
+      const delivery = entry.outboundId ? deliveries.get(entry.outboundId) : undefined;
+      return delivery ? { ...entry, delivery } : entry;
+    });
   }
 
   async function state(participantId: string): Promise<ParticipantStateView> {
@@ -376,10 +401,11 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
 
   return {
     enroll,
-    list: (filter) => store.participants.list(filter),
-    get: requireParticipant,
+    list: async (filter) => (await store.participants.list(filter)).map(withChannel),
+    get: async (participantId) => withChannel(await requireParticipant(participantId)),
     async findByPhone(phoneNumber) {
-      return store.participants.getByPhone(toE164(phoneNumber, defaultCountry));
+      const participant = await store.participants.getByPhone(toE164(phoneNumber, defaultCountry));
+      return participant && withChannel(participant);
     },
     update,
     unregister,

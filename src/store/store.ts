@@ -23,6 +23,7 @@ export interface StoreRepositories {
   readonly events: EventRepository;
   readonly jobs: JobRepository;
   readonly inbound: InboundMessageRepository;
+  readonly deliveries: DeliveryRepository;
 }
 
 export interface Store extends StoreRepositories {
@@ -48,7 +49,9 @@ export interface ParticipantRepository {
   update(
     id: string,
     patch: Partial<
-      Pick<Participant, 'name' | 'gender' | 'ethnicity' | 'background' | 'timezone' | 'status'> & { language: string }
+      Pick<Participant, 'name' | 'gender' | 'ethnicity' | 'background' | 'timezone' | 'status' | 'channel'> & {
+        language: string;
+      }
     > & {
       updatedAt: Date;
     },
@@ -243,4 +246,34 @@ export interface InboundMessageRepository {
   markFailed(id: string, error: string, now: Date): Promise<void>;
   /** Received but not yet processed, oldest first (crash recovery). */
   listUnprocessed(): Promise<InboundMessage[]>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Deliveries (append-only receipts of outbound messages)
+
+/** One fact about an outbound message: sent (with the provider's id), delivered, read, failed… */
+export interface NewDeliveryRecord {
+  outboundId: string;
+  participantId?: string;
+  channel: string;
+  providerMessageId?: string;
+  /** One of `DELIVERY_STATUSES` (channels/channel.ts). */
+  status: string;
+  errorCode?: string;
+  errorMessage?: string;
+  createdAt: Date;
+}
+
+export interface DeliveryRecord extends NewDeliveryRecord {
+  id: number;
+}
+
+export interface DeliveryRepository {
+  record(delivery: NewDeliveryRecord): Promise<DeliveryRecord>;
+  /** The newest record of each of these outbound ids (ids without any are absent). */
+  latest(outboundIds: readonly string[]): Promise<Map<string, DeliveryRecord>>;
+  /** Every record of one outbound message, oldest first. */
+  listFor(outboundId: string): Promise<DeliveryRecord[]>;
+  /** The outbound message a provider id belongs to: the record that carried it, or undefined. */
+  findByProviderId(channel: string, providerMessageId: string): Promise<DeliveryRecord | undefined>;
 }

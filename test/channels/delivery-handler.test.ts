@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createChannelRegistry } from '../../src/channels/channel-registry.ts';
 import { adaptForChannel, createDeliveryHandler, DELIVER_MESSAGE_JOB } from '../../src/channels/delivery-handler.ts';
+import { createDeliveryReceipts } from '../../src/channels/delivery-receipts.ts';
 import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { createRecordingChannel, type RecordingChannel } from '../../src/channels/recording-channel.ts';
 import { createWebhookChannel } from '../../src/channels/webhook/webhook-channel.ts';
@@ -24,6 +26,7 @@ const PARTICIPANT = {
   ethnicity: '',
   background: '',
   timezone: '',
+  channel: '',
   status: 'active' as const,
   enrolledAt: START,
   createdAt: START,
@@ -51,7 +54,15 @@ afterEach(async () => {
 
 function useChannel(channel: RecordingChannel | ReturnType<typeof createWebhookChannel>): void {
   // As in src/main.ts: under the participant lock, so one participant's messages go out one at a time, in order.
-  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channel, metrics, log: silentLog }));
+  runner.register(
+    DELIVER_MESSAGE_JOB,
+    createDeliveryHandler({
+      channels: createChannelRegistry([channel]),
+      metrics,
+      log: silentLog,
+      receipts: createDeliveryReceipts({ store, clock, metrics, log: silentLog }),
+    }),
+  );
 }
 
 describe('the deliver_message handler', () => {
@@ -117,7 +128,7 @@ describe('the deliver_message handler', () => {
         participantId: PARTICIPANT.id,
         to: PARTICIPANT.phoneNumber,
         kind: 'text',
-        text: "How's the intensity?\n1. Decrease\n2. Keep current\n3. Increase",
+        text: "How's the intensity?\nReply 1 for Decrease, 2 for Keep current, 3 for Increase",
       },
     ]);
   });

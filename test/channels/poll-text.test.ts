@@ -4,9 +4,9 @@ import { matchPollOption, renderPollAsText } from '../../src/channels/poll-text.
 const OPTIONS = ['Done', 'Next time'];
 
 describe('renderPollAsText', () => {
-  it('numbers the options under the question', () => {
+  it('asks for the number of an option under the question', () => {
     expect(renderPollAsText({ question: 'Did you do it?', options: OPTIONS })).toBe(
-      'Did you do it?\n1. Done\n2. Next time',
+      'Did you do it?\nReply 1 for Done, 2 for Next time',
     );
   });
 });

@@ -1,6 +1,8 @@
 /** Every fixed text in the participant's language, and answers recognised in it. */
 import { afterEach, describe, expect, it } from 'vitest';
+import { adaptForChannel } from '../../src/channels/delivery-handler.ts';
 import { matchTypedAnswer, type OpenPoll } from '../../src/channels/poll-answer-matching.ts';
+import { renderPollAsText } from '../../src/channels/poll-text.ts';
 import { createProfile } from '../../src/domain/profile.ts';
 import { applyPollAnswer } from '../../src/engine/poll-effects.ts';
 import { createBuiltInMessageCatalogue } from '../../src/i18n/built-in-catalogues.ts';
@@ -87,6 +89,32 @@ describe('fallback texts', () => {
       await spanish.close();
       await english.close();
     }
+  });
+});
+
+describe('numbered polls on channels without polls', () => {
+  it('words the instruction in the language the poll was sent in', () => {
+    expect(renderPollAsText({ question: '¿Lo hiciste?', options: ['Hecho', 'La próxima vez'], language: 'es' })).toBe(
+      '¿Lo hiciste?\nResponde 1 para Hecho, 2 para La próxima vez',
+    );
+    expect(renderPollAsText({ question: 'Did you do it?', options: ['Done', 'Next time'], language: 'en' })).toBe(
+      'Did you do it?\nReply 1 for Done, 2 for Next time',
+    );
+    const poll = {
+      id: 'out_1',
+      participantId: 'p',
+      to: '+1',
+      kind: 'poll' as const,
+      text: '¿Qué tal la intensidad?',
+      poll: { id: 'out_1', question: '¿Qué tal la intensidad?', options: ['Mantener', 'Subir'], language: 'es-MX' },
+    };
+    expect(adaptForChannel(poll, { supportsPolls: false }, messages)).toEqual({
+      id: 'out_1',
+      participantId: 'p',
+      to: '+1',
+      kind: 'text',
+      text: '¿Qué tal la intensidad?\nResponde 1 para Mantener, 2 para Subir',
+    });
   });
 });
 

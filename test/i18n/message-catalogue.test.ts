@@ -2,6 +2,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  numberedPollInstruction,
+  OPT_IN_CONFIRMATION,
+  OPT_OUT_CONFIRMATION,
+} from '../../src/channels/channel-texts.ts';
 import { DONE_POLL, INTENSITY_POLL_QUESTION, IntensityOption } from '../../src/domain/polls.ts';
 import { FALLBACK_TEXT } from '../../src/engine/tool-loop.ts';
 import { builtInCatalogues, createBuiltInMessageCatalogue } from '../../src/i18n/built-in-catalogues.ts';
@@ -72,6 +77,9 @@ describe('the shipped catalogues', () => {
     expect(t('reply.emptyResponse')).toBe(FALLBACK_TEXT.emptyResponse);
     expect(t('reply.roundsExhausted')).toBe(FALLBACK_TEXT.roundsExhausted);
     expect(t('reply.llmUnavailable')).toBe(FALLBACK_TEXT.llmUnavailable);
+    expect(t('notice.optOut')).toBe(OPT_OUT_CONFIRMATION);
+    expect(t('notice.optIn')).toBe(OPT_IN_CONFIRMATION);
+    expect(numberedPollInstruction(['Done', 'Next time'])).toBe('Reply 1 for Done, 2 for Next time');
     expect(fallbackPrompt({ habit_domain: 'walking', prompt_anchor: 'breakfast' })).toBe(
       'Time for your walking habit: right after breakfast, take one small step today. Even a tiny version counts!',
     );

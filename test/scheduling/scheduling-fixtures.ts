@@ -24,6 +24,7 @@ export async function enrollParticipant(
     ethnicity: '',
     background: '',
     timezone: '',
+    channel: '',
     status: 'active',
     enrolledAt: now,
     createdAt: now,

@@ -29,6 +29,7 @@ describe('flow state cache (SQLite store)', () => {
       ethnicity: '',
       background: '',
       timezone: 'UTC',
+      channel: '',
       status: 'active',
       enrolledAt: NOW,
       createdAt: NOW,

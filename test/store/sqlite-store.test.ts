@@ -40,6 +40,7 @@ describe('sqlite store', () => {
       ethnicity: '',
       background: '',
       timezone: 'UTC',
+      channel: '',
       status: 'active',
       enrolledAt: now,
       createdAt: now,

@@ -25,6 +25,7 @@ function makeParticipant(overrides: Partial<Participant> = {}): Participant {
     background: 'Engineer',
     timezone: 'Europe/London',
     language: 'en',
+    channel: '',
     status: 'active',
     enrolledAt: at(0),
     createdAt: at(0),

@@ -105,6 +105,7 @@ export async function createEngineHarness(options: HarnessOptions = {}): Promise
     ethnicity: '',
     background: 'Night-shift nurse',
     timezone: 'America/Toronto',
+    channel: '',
     status: 'active',
     enrolledAt: START,
     createdAt: START,

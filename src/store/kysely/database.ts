@@ -25,6 +25,7 @@ export interface ParticipantsTable {
   timezone: string;
   /** Added by migration 007; `en` for participants enrolled before it. */
   language: ColumnType<string, string | undefined, string>;
+  channel: Generated<string>;
   status: string;
   enrolled_at: TimestampColumn;
   created_at: TimestampColumn;
@@ -105,4 +106,17 @@ export interface Database {
   events: EventsTable;
   jobs: JobsTable;
   inbound_messages: InboundMessagesTable;
+  deliveries: DeliveriesTable;
+}
+
+export interface DeliveriesTable {
+  id: Generated<number>;
+  outbound_id: string;
+  participant_id: string | null;
+  channel: string;
+  provider_message_id: string | null;
+  status: string;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: TimestampColumn;
 }

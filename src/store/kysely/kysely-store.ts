@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { Store, StoreRepositories } from '../store.ts';
 import type { Database } from './database.ts';
+import { createDeliveryRepository } from './delivery-repository.ts';
 import { createEventRepository } from './event-repository.ts';
 import { createFlowStateRepository } from './flow-state-repository.ts';
 import { createInboundMessageRepository } from './inbound-message-repository.ts';
@@ -19,6 +20,7 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect):
     events: createEventRepository(db),
     jobs: createJobRepository(db, dialect),
     inbound: createInboundMessageRepository(db),
+    deliveries: createDeliveryRepository(db),
   };
 }
 

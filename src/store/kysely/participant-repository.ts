@@ -61,6 +61,7 @@ export function createParticipantRepository(db: Kysely<Database>): ParticipantRe
       if (patch.timezone !== undefined) changes.timezone = patch.timezone;
       if (patch.language !== undefined) changes.language = patch.language;
       if (patch.status !== undefined) changes.status = patch.status;
+      if (patch.channel !== undefined) changes.channel = patch.channel;
       const row = await db
         .updateTable('participants')
         .set(changes)
@@ -94,6 +95,7 @@ function toParticipantRow(participant: Participant): Insertable<ParticipantsTabl
     background: participant.background,
     timezone: participant.timezone,
     ...(participant.language !== undefined ? { language: participant.language } : {}),
+    channel: participant.channel,
     status: participant.status,
     enrolled_at: toTimestamp(participant.enrolledAt),
     created_at: toTimestamp(participant.createdAt),
@@ -111,6 +113,7 @@ function toParticipant(row: Selectable<ParticipantsTable>): Participant {
     background: row.background,
     timezone: row.timezone,
     language: row.language,
+    channel: row.channel,
     status: row.status as ParticipantStatus,
     enrolledAt: fromTimestamp(row.enrolled_at),
     createdAt: fromTimestamp(row.created_at),

@@ -123,6 +123,7 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
         ethnicity: '',
         background: '',
         timezone: 'America/Toronto',
+        channel: '',
         status: 'active',
         enrolledAt: now,
         createdAt: now,

@@ -1,0 +1,42 @@
+/**
+ * The enabled channels (`PROMPTPIPE_CHANNEL`, a comma-separated list): every participant belongs to one of them
+ * (`participant.channel`); the first listed is the default for new participants and for participants enrolled before
+ * channels were per participant.
+ */
+import { AppError } from '../domain/errors.ts';
+import type { Channel } from './channel.ts';
+
+export interface ChannelRegistry {
+  /** The first enabled channel. */
+  readonly defaultChannel: Channel;
+  /** Enabled channel names, in configuration order. */
+  readonly names: readonly string[];
+  /** The channel of that name, or the default for an empty or unknown name (e.g. a channel since disabled). */
+  resolve(name: string | undefined): Channel;
+  /** Undefined when the channel is not enabled. */
+  get(name: string): Channel | undefined;
+  all(): readonly Channel[];
+}
+
+export function createChannelRegistry(channels: readonly Channel[]): ChannelRegistry {
+  const [first] = channels;
+  if (!first) throw new AppError('invalid_input', 'at least one channel must be enabled (PROMPTPIPE_CHANNEL)');
+  const byName = new Map(channels.map((channel) => [channel.name, channel]));
+  if (byName.size !== channels.length) throw new AppError('invalid_input', 'PROMPTPIPE_CHANNEL lists a channel twice');
+  return {
+    defaultChannel: first,
+    names: channels.map((channel) => channel.name),
+    resolve: (name) => (name ? byName.get(name) : undefined) ?? first,
+    get: (name) => byName.get(name),
+    all: () => channels,
+  };
+}
+
+/** The enrolment check: a participant's channel must be enabled; the message names the allowed values. */
+export function requireEnabledChannel(names: readonly string[], channel: string): string {
+  const wanted = channel.trim().toLowerCase();
+  if (!names.includes(wanted)) {
+    throw new AppError('invalid_input', `channel must be one of ${names.join(', ')} (got "${channel}")`);
+  }
+  return wanted;
+}
