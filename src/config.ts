@@ -3,6 +3,7 @@
  * a frozen, typed configuration. Every setting is documented in README.md and `.env.example`.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { parse as parseDotenv } from 'dotenv';
 import { parseDuration } from './domain/duration.ts';
 import { AppError } from './domain/errors.ts';
@@ -15,6 +16,8 @@ export interface Config {
     databaseUrl: string | undefined;
     /** SQLite `synchronous`: `full` (default) survives power loss; `normal` survives a process crash only. */
     sqliteSynchronous: 'full' | 'normal';
+    /** `DATABASE_POOL_SIZE`: pooled PostgreSQL connections of this instance (plus one for coordination). */
+    poolSize: number;
   };
   llm: {
     apiKey: string | undefined;
@@ -59,6 +62,15 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** `DEFAULT_LANGUAGE` (canonical BCP 47 tag) and `MESSAGE_CATALOGUE_DIR` (a study's own catalogues). */
   language: { defaultLanguage: string; catalogueDir: string | undefined };
+  /** Several instances on one PostgreSQL (docs/deployment.md). */
+  cluster: {
+    /** `PROMPTPIPE_INSTANCE_ID`: names this process in /health, logs and job leases. Default hostname-pid. */
+    instanceId: string;
+    /** `PROMPTPIPE_JOB_LEASE`: how long a claimed job belongs to its instance before another may take it over. */
+    jobLeaseMs: number;
+    /** `PROMPTPIPE_RECOVERY_INTERVAL`: how often unprocessed inbound messages left by a dead instance are looked for. */
+    recoveryIntervalMs: number;
+  };
 }
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -214,6 +226,7 @@ export function loadConfig(env: Environment): Config {
       stateDir: read.string('PROMPTPIPE_STATE_DIR') ?? './data',
       databaseUrl: read.string('DATABASE_URL'),
       sqliteSynchronous: read.oneOf('SQLITE_SYNCHRONOUS', ['full', 'normal'] as const, 'full'),
+      poolSize: read.number('DATABASE_POOL_SIZE', 10, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
     },
     llm: {
       apiKey: read.string('OPENAI_API_KEY'),
@@ -270,9 +283,20 @@ export function loadConfig(env: Environment): Config {
       optOutKeywords: read.keywords('OPT_OUT_KEYWORDS', DEFAULT_OPT_OUT_KEYWORDS),
       optInKeywords: read.keywords('OPT_IN_KEYWORDS', DEFAULT_OPT_IN_KEYWORDS),
     },
+    cluster: {
+      instanceId: read.string('PROMPTPIPE_INSTANCE_ID') ?? `${hostname()}-${process.pid}`,
+      jobLeaseMs: read.duration('PROMPTPIPE_JOB_LEASE', '10m'),
+      recoveryIntervalMs: read.duration('PROMPTPIPE_RECOVERY_INTERVAL', '30s'),
+    },
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     language: { defaultLanguage: defaultLanguage ?? 'en', catalogueDir: read.string('MESSAGE_CATALOGUE_DIR') },
   };
+  for (const [name, value] of [
+    ['PROMPTPIPE_JOB_LEASE', config.cluster.jobLeaseMs],
+    ['PROMPTPIPE_RECOVERY_INTERVAL', config.cluster.recoveryIntervalMs],
+  ] as const) {
+    if (value <= 0) read.problems.push(`${name} must be a positive duration such as 30s or 10m`);
+  }
   if (read.problems.length > 0) {
     throw new AppError('invalid_input', `Invalid configuration:\n  - ${read.problems.join('\n  - ')}`, {
       details: read.problems,

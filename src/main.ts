@@ -26,6 +26,7 @@ import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
 import type { Config } from './config.ts';
 import { ConversationState } from './domain/conversation-state.ts';
+import { errorMessage } from './domain/errors.ts';
 import { type NewId, randomId } from './domain/ids.ts';
 import type { ConversationFlow } from './engine/conversation-flow.ts';
 import { createConversationFlow } from './engine/conversation-flow-service.ts';
@@ -44,15 +45,18 @@ import { withEventMetrics } from './observability/event-metrics-store.ts';
 import type { Log } from './observability/log.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createParticipantService, type ParticipantService } from './participants/participant-service.ts';
-import { type Clock, createManualClock, systemClock } from './scheduling/clock.ts';
+import { type Clock, createManualClock, isManualClock, systemClock } from './scheduling/clock.ts';
 import { createDailyPromptHandler } from './scheduling/daily-prompt-handler.ts';
 import { DAILY_PROMPT_JOB } from './scheduling/daily-prompt-jobs.ts';
 import type { JobRunner } from './scheduling/job-runner.ts';
 import { createJobRunner } from './scheduling/job-runner-service.ts';
+import { createSharedManualClock } from './scheduling/shared-manual-clock.ts';
 import { registerTimers } from './scheduling/timers/index.ts';
 import { createInProcessLock } from './store/participant-lock.ts';
+import { type ClusterCoordinator, createClusterCoordinator } from './store/postgres/postgres-coordinator.ts';
 import { createPostgresStore } from './store/postgres/postgres-store.ts';
 import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
+import { acquireStateDirLock } from './store/sqlite/state-dir-lock.ts';
 import type { Store } from './store/store.ts';
 import { createGenerateHabitPromptTool } from './tools/generate-habit-prompt-tool.ts';
 import { createSaveUserProfileTool } from './tools/save-user-profile-tool.ts';
@@ -102,19 +106,66 @@ export interface Application {
 /** SQLite at `$PROMPTPIPE_STATE_DIR/promptpipe.db`, or PostgreSQL when `DATABASE_URL` is set; migrated on open. */
 export async function openStore(config: Config, log: Log): Promise<Store> {
   if (config.storage.databaseUrl) {
-    const store = await createPostgresStore({ connectionString: config.storage.databaseUrl });
+    const store = await createPostgresStore({
+      connectionString: config.storage.databaseUrl,
+      maxConnections: config.storage.poolSize,
+    });
     log.info({ database: 'postgres' }, 'database: PostgreSQL (DATABASE_URL), migrations applied');
     return store;
   }
   mkdirSync(config.storage.stateDir, { recursive: true });
   const filename = join(config.storage.stateDir, 'promptpipe.db');
+  // SQLite is single-process: a second process on this state directory is refused here, naming the holder's pid.
+  const stateDirLock = acquireStateDirLock(config.storage.stateDir);
+  let store: Store;
+  try {
+    store = await createSqliteStore({ filename, synchronous: config.storage.sqliteSynchronous });
+  } catch (error) {
+    stateDirLock.release();
+    throw error;
+  }
   const synchronous = config.storage.sqliteSynchronous;
-  const store = await createSqliteStore({ filename, synchronous });
   log.info({ database: 'sqlite', filename, synchronous }, `database: SQLite at ${filename}, migrations applied`);
   if (synchronous === 'normal') {
     log.warn({}, 'SQLITE_SYNCHRONOUS=normal: a power loss may lose the last committed messages (a crash does not)');
   }
-  return store;
+  const close = store.close;
+  return Object.assign(store, {
+    async close() {
+      try {
+        await close();
+      } finally {
+        stateDirLock.release();
+      }
+    },
+  });
+}
+
+/** The cluster coordinator on PostgreSQL (unless the store was injected); undefined on SQLite (one process). */
+async function openCoordinator(
+  config: Config,
+  log: Log,
+  store: Store,
+  injectedStore: boolean,
+): Promise<ClusterCoordinator | undefined> {
+  const { databaseUrl } = config.storage;
+  if (!databaseUrl || injectedStore || store.dialect !== 'postgres') return undefined;
+  const coordinator = await createClusterCoordinator({
+    connectionString: databaseUrl,
+    instanceId: config.cluster.instanceId,
+    onLost: (error) => {
+      // The advisory locks went with the connection while turns may still run under them: stop at once and let
+      // the other instances (or this one, restarted) take the work over. Crash-only is the safe answer here.
+      log.error(
+        { error: errorMessage(error), instanceId: config.cluster.instanceId },
+        'lost the coordination connection to PostgreSQL (participant locks gone); exiting',
+      );
+      process.exit(1);
+    },
+    onError: (message, error) => log.error({ error: errorMessage(error) }, message),
+  });
+  log.info({ instanceId: config.cluster.instanceId, owner: coordinator.owner }, 'cluster coordination: PostgreSQL');
+  return coordinator;
 }
 
 function createLlm(config: Config, log: Log): LlmClient {
@@ -178,14 +229,29 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const rawStore = options.store ?? (await openStore(config, log));
   const metrics = createMetrics({ jobs: rawStore.jobs, collectProcessMetrics: true });
   const store = withEventMetrics(rawStore, metrics);
-  const lock = createInProcessLock();
+  // Several instances on one PostgreSQL: the participant lock, instance liveness, wake-ups and the manual clock go
+  // through one dedicated connection (see postgres-coordinator.ts and docs/deployment.md).
+  const coordinator = await openCoordinator(config, log, rawStore, options.store !== undefined);
+  const lock = coordinator?.lock ?? createInProcessLock();
   const runner = createJobRunner({
     store,
     clock,
     lock,
     log,
+    owner: coordinator?.owner ?? `${config.cluster.instanceId}#${newId('runner')}`,
+    leaseMs: config.cluster.jobLeaseMs,
     onJobRun: (job, report) => metrics.recordJobLateness(job.kind, report.lateMs / 1000),
   });
+  coordinator?.onNotification('jobs', () => runner.notify());
+  const sharedClock =
+    coordinator && isManualClock(clock)
+      ? createSharedManualClock({
+          clock,
+          coordinator,
+          runner,
+          onError: (error) => log.error({ error: errorMessage(error) }, 'following the shared manual clock failed'),
+        })
+      : undefined;
   const notifyRunner = (): void => runner.notify();
   const messenger = createOutboxMessenger({ store, clock, newId, onEnqueued: notifyRunner });
 
@@ -262,7 +328,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const receipts = createDeliveryReceipts({ store, clock, metrics, log });
   // Under the participant's lock: the lock is FIFO, so a prompt and its polls reach the gateway in the order they were
   // sent, never overlapping (a slow gateway must not see "Did you do it?" before the prompt).
-  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channels, metrics, log, receipts, messages }));
+  // Ordered: across instances too, one participant's deliveries are claimed one at a time in enqueue order.
+  runner.register(DELIVER_MESSAGE_JOB, createDeliveryHandler({ channels, metrics, log, receipts, messages }), {
+    ordered: true,
+  });
 
   const participants = createParticipantService({
     store,
@@ -299,13 +368,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       log,
       messages,
     }),
+    lock,
   });
   const server = createApiServer({
     config,
     store,
     participants,
     clock,
-    runner,
+    runner: sharedClock ? { advanceTo: sharedClock.advanceTo } : runner,
     channelRoutes: channels.get('webhook')
       ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })]
       : [],
@@ -313,6 +383,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log,
     httpLogger: log,
     version: VERSION,
+    instanceId: config.cluster.instanceId,
   });
 
   let stopping: Promise<void> | undefined;
@@ -332,7 +403,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     server,
     async start(startOptions = {}) {
       for (const enabled of channels.all()) await enabled.start?.();
+      await sharedClock?.start();
       await inbound.recoverUnprocessed();
+      inbound.startRecoveryLoop?.(config.cluster.recoveryIntervalMs);
       runner.start();
       if (startOptions.listen) {
         await server.listen({ host: config.api.host, port: config.api.port });
@@ -347,6 +420,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         await runner.stop();
         for (const enabled of channels.all()) await enabled.stop?.();
         if (!listening) await server.close();
+        await coordinator?.close();
         await store.close();
         log.info({}, 'stopped');
       })();

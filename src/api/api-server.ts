@@ -35,6 +35,8 @@ export interface ApiServerOptions {
   httpLogger?: FastifyBaseLogger;
   /** Shown in the OpenAPI document. */
   version?: string;
+  /** `PROMPTPIPE_INSTANCE_ID`, shown by `/health`. */
+  instanceId?: string;
 }
 
 export function createApiServer(options: ApiServerOptions): FastifyInstance {
@@ -56,6 +58,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   });
 
   registerSystemRoutes(app, {
+    ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
     store: options.store,
     clock: options.clock,
     metrics: options.metrics,

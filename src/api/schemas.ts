@@ -190,6 +190,7 @@ export const healthSchema = z.object({
   timestamp: z.string(),
   active_participants: z.number().int().optional(),
   message: z.string().optional(),
+  instance_id: z.string().optional().describe('PROMPTPIPE_INSTANCE_ID: which instance answered'),
 });
 
 export const webhookInboundBodySchema = z

@@ -1,8 +1,16 @@
 /**
  * The inbound pipeline, shared by every channel: a participant's message is first recorded durably (deduplicated
  * by the provider's message id) and acknowledged; it is processed afterwards, in the background, in arrival order
- * per participant. Processing marks it processed or failed; messages still `received` after a crash are processed
- * again on start-up (`recoverUnprocessed`), so every message is processed at least once.
+ * per participant. Processing marks it processed or failed.
+ *
+ * Exactly once across instances: processing is a drain of the participant's messages still `received`, oldest
+ * (`arrival_order`) first, under the participant lock (an advisory lock on PostgreSQL, shared by every instance).
+ * Whichever instance received a message, the instance that holds the lock processes it: the receiver asks for the
+ * lock and either drains the message itself or finds that the holder already did. Processing is never inside a
+ * database transaction (the turn calls the LLM). A message left `received` by an instance that died is drained by a
+ * survivor's periodic sweep (`PROMPTPIPE_RECOVERY_INTERVAL`, and on start-up) as soon as the dead instance's lock is
+ * gone; a message whose reply was already sent before the crash is only marked processed (no second reply), and a
+ * turn interrupted after its message was recorded resumes without recording it twice (see the flow).
  *
  * Poll answers are resolved when the message is received, against the poll the participant was looking at (the
  * `lastPoll` data key): a native `poll_answer` gets its question; a reply that is exactly an option's number or text
@@ -25,7 +33,7 @@ import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import type { Clock } from '../scheduling/clock.ts';
-import { createInProcessLock } from '../store/participant-lock.ts';
+import { createInProcessLock, type ParticipantLock } from '../store/participant-lock.ts';
 import type { InboundMessage, Store } from '../store/store.ts';
 import type { ChannelInboundMessage } from './channel.ts';
 import type { OptOutHandler } from './opt-out.ts';
@@ -46,8 +54,13 @@ export interface InboundService {
    * unusable message, `unavailable` while shutting down.
    */
   receive(message: ChannelInboundMessage): Promise<InboundReceipt>;
-  /** Schedules every message recorded but never processed (crash recovery). Returns how many. */
+  /**
+   * Schedules the processing of every message recorded but never processed (crash recovery; on PostgreSQL, also the
+   * messages of an instance that died). Returns how many participants had some.
+   */
   recoverUnprocessed(): Promise<number>;
+  /** Runs `recoverUnprocessed` every `intervalMs` until `stop` (the safety net for a dead instance's messages). */
+  startRecoveryLoop?(intervalMs: number): void;
   /** Resolves when nothing is being processed (tests, the console chat). */
   idle(): Promise<void>;
   /** Refuses new messages and waits for the ones being processed: the turn in flight finishes. */
@@ -68,6 +81,8 @@ export interface InboundServiceOptions {
   messages?: MessageCatalogue;
   /** STOP / START handling; without it keywords are ordinary messages. */
   optOut?: OptOutHandler;
+  /** The engine's participant lock (shared by every instance on PostgreSQL). Default: an in-process lock. */
+  lock?: ParticipantLock;
 }
 
 /** The `lastPoll` data key as written by the outbox messenger. */
@@ -95,11 +110,14 @@ export function parseRecordedPoll(id: string, content: string): LastPoll | undef
 export function createInboundService(options: InboundServiceOptions): InboundService {
   const { store, flow, participants, clock, newId, log, metrics } = options;
   const messages = options.messages ?? createBuiltInMessageCatalogue();
-  // Orders processing per participant in arrival order. It is not the engine's lock (the flow takes that one
-  // itself): it only keeps message 2 from overtaking message 1 while message 1 resolves its participant.
-  const arrivalOrder = createInProcessLock();
+  // The engine's lock, taken for the whole drain of a participant's messages (the flow takes it again, re-entrantly,
+  // for each turn), so nothing else of this participant runs between two of their messages on any instance.
+  const lock = options.lock ?? createInProcessLock();
   const inFlight = new Set<Promise<void>>();
+  /** Participants with a drain queued or running here: a sweep does not queue another. */
+  const draining = new Map<string, number>();
   let stopping = false;
+  let recoveryTimer: NodeJS.Timeout | undefined;
 
   async function resolveSender(message: ChannelInboundMessage): Promise<Participant> {
     const existing = await participants.findByPhone(message.from);
@@ -219,6 +237,13 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         );
         return;
       }
+      if (await alreadyAnswered(inbound)) {
+        // The turn finished and its reply was sent, but the instance stopped before marking the message: no second
+        // reply.
+        log.warn({ inboundId: inbound.id, participantId: participant.id }, 'message was already answered');
+        await store.inbound.markProcessed(inbound.id, clock.now());
+        return;
+      }
       await flow.handleMessage({
         participantId: participant.id,
         text: inbound.text,
@@ -240,10 +265,61 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     }
   }
 
-  function schedule(inbound: InboundMessage): void {
-    const work = arrivalOrder.run(inbound.participantId, () => process(inbound));
-    inFlight.add(work);
-    void work.finally(() => inFlight.delete(work));
+  /** A reply linked to this message is in the transcript (the turn completed before a crash). */
+  async function alreadyAnswered(inbound: InboundMessage): Promise<boolean> {
+    const recent = await store.transcript.list(inbound.participantId, { limit: POLL_LOOKUP_ENTRIES });
+    return recent.some(
+      (entry) => entry.sourceMessageId === inbound.id && entry.role === 'assistant' && entry.kind === 'reply',
+    );
+  }
+
+  /** Processes the participant's `received` messages oldest first, until none is left. Under the participant lock. */
+  async function drain(participantId: string): Promise<void> {
+    let previous: string | undefined;
+    for (;;) {
+      const next = await store.inbound.nextUnprocessed(participantId);
+      // The same message twice: it could not even be marked failed (database trouble); the sweep retries later.
+      if (!next || next.id === previous) return;
+      previous = next.id;
+      await process(next);
+    }
+  }
+
+  function track(participantId: string, work: Promise<unknown>): void {
+    draining.set(participantId, (draining.get(participantId) ?? 0) + 1);
+    const done = work.then(
+      () => undefined,
+      (error: unknown) => {
+        log.error({ participantId, error: errorMessage(error) }, 'processing inbound messages failed; will retry');
+      },
+    );
+    inFlight.add(done);
+    void done.finally(() => {
+      inFlight.delete(done);
+      const count = (draining.get(participantId) ?? 1) - 1;
+      if (count <= 0) draining.delete(participantId);
+      else draining.set(participantId, count);
+    });
+  }
+
+  function schedule(participantId: string): void {
+    track(
+      participantId,
+      lock.run(participantId, () => drain(participantId), { reentrant: true }),
+    );
+  }
+
+  /** For sweeps: only when nobody (here or on another instance) is processing this participant already. */
+  function scheduleIfIdle(participantId: string): void {
+    if (draining.has(participantId)) return;
+    if (!lock.tryRun) {
+      schedule(participantId);
+      return;
+    }
+    track(
+      participantId,
+      lock.tryRun(participantId, () => drain(participantId), { reentrant: true }),
+    );
   }
 
   async function waitForInFlight(): Promise<void> {
@@ -275,20 +351,35 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         );
       } else {
         metrics.recordInboundMessage(message.channel);
-        schedule(inbound);
+        schedule(inbound.participantId);
       }
       return { inboundId: inbound.id, participantId: participant.id, duplicate };
     },
     async recoverUnprocessed() {
-      const pending = await store.inbound.listUnprocessed();
-      for (const inbound of pending) schedule(inbound);
-      if (pending.length > 0)
-        log.info({ count: pending.length }, 'processing inbound messages left over from the last run');
-      return pending.length;
+      if (stopping) return 0;
+      const participantIds = (await store.inbound.listParticipantsWithUnprocessed()).filter(
+        (participantId) => !draining.has(participantId),
+      );
+      for (const participantId of participantIds) scheduleIfIdle(participantId);
+      if (participantIds.length > 0) {
+        log.info({ participants: participantIds.length }, 'processing inbound messages left unprocessed');
+      }
+      return participantIds.length;
+    },
+    startRecoveryLoop(intervalMs) {
+      if (recoveryTimer) return;
+      recoveryTimer = setInterval(() => {
+        this.recoverUnprocessed().catch((error: unknown) =>
+          log.error({ error: errorMessage(error) }, 'looking for unprocessed inbound messages failed'),
+        );
+      }, intervalMs);
+      recoveryTimer.unref();
     },
     idle: waitForInFlight,
     async stop() {
       stopping = true;
+      if (recoveryTimer) clearInterval(recoveryTimer);
+      recoveryTimer = undefined;
       await waitForInFlight();
     },
   };

@@ -65,6 +65,9 @@ interface TurnInput {
   sourceMessageId: string | undefined;
 }
 
+/** How far back the transcript is searched for an interrupted turn's message. */
+const RESUME_LOOKBACK_ENTRIES = 50;
+
 export function createConversationFlow(dependencies: ConversationFlowDependencies): ConversationFlow {
   const { store, clock, lock, log } = dependencies;
   const guard = dependencies.requestGuard ?? createRequestGuard({ mode: 'repair', log });
@@ -137,6 +140,32 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
       );
       const module = await route(tx, message.participantId, now);
       return { history, module };
+    });
+  }
+
+  /**
+   * A turn interrupted after step 1 committed (the instance died during the LLM call) is run again by another
+   * instance: the message is already in the transcript, its poll effects applied, its hooks run. Recording it again
+   * would count a "Done" twice; instead the turn resumes from the recorded history.
+   */
+  async function resumeRecordedMessage(
+    message: IncomingMessage,
+    userText: string,
+  ): Promise<{ history: ConversationMessage[]; module: ConversationState } | undefined> {
+    if (!message.sourceMessageId) return undefined;
+    const recent = await store.transcript.list(message.participantId, { limit: RESUME_LOOKBACK_ENTRIES });
+    const recorded = recent.some((entry) => entry.role === 'user' && entry.sourceMessageId === message.sourceMessageId);
+    if (!recorded) return undefined;
+    log.warn(
+      { participantId: message.participantId, sourceMessageId: message.sourceMessageId },
+      'resuming a turn whose message was already recorded',
+    );
+    const now = clock.now();
+    return store.transaction(async (tx) => {
+      const history = await readHistory(tx, message.participantId);
+      const last = history.at(-1);
+      const before = last?.role === 'user' && last.content === userText ? history.slice(0, -1) : history;
+      return { history: before, module: await route(tx, message.participantId, now) };
     });
   }
 
@@ -232,7 +261,8 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
         const participant = await loadParticipant(message.participantId);
         const userText = message.pollAnswer ? formatPollAnswer(message.pollAnswer) : message.text;
         if (!userText.trim()) throw new AppError('invalid_input', 'message text is empty');
-        const { history, module } = await recordParticipantMessage(message, userText);
+        const { history, module } =
+          (await resumeRecordedMessage(message, userText)) ?? (await recordParticipantMessage(message, userText));
         return runTurn(
           { participant, userText, synthetic: false, sourceMessageId: message.sourceMessageId },
           module,

@@ -7,6 +7,8 @@
  * - Running: one handler per kind, under the participant's lock unless registered with `lock: false`.
  * - Outcome as data: success → `complete`; a thrown error → back to pending at now + exponential back-off while
  *   attempts remain, else `failed` with the error kept and a `job-failed` event.
+ * - Heartbeat: while started, the leases of the jobs in flight are renewed every third of a lease, so only a dead
+ *   runner's jobs are ever taken over (`PROMPTPIPE_JOB_LEASE` bounds how long that takes).
  * - Waking: on the system clock the loop sleeps until `jobs.nextDueAt()` (capped, so a jump of the wall clock is
  *   noticed) and `notify()` cuts the sleep short. On a manual clock time only moves through `advanceTo`, so the
  *   loop only wakes on `notify()` (e.g. a delivery enqueued "now" in a `PROMPTPIPE_CLOCK=manual` server).
@@ -67,6 +69,7 @@ const STORE_ERROR_PAUSE_MS = 5_000;
 interface Registration {
   handler: JobHandler;
   lock: boolean;
+  ordered: boolean;
 }
 
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
@@ -79,6 +82,21 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
 
   const registrations = new Map<string, Registration>();
   const inFlight = new Set<Promise<void>>();
+  /** The ids of the jobs this runner is running (claimed and not settled), for the lease heartbeat. */
+  const runningIds = new Set<string>();
+  let heartbeat: NodeJS.Timeout | undefined;
+
+  /**
+   * Renews the leases of the jobs in flight every third of a lease: a run that waits for a participant's lock or a
+   * slow gateway is never taken over by another instance while this one is alive; only a dead one's jobs expire.
+   */
+  function renewLeases(): void {
+    if (runningIds.size === 0) return;
+    const now = clock.now();
+    store.jobs
+      .renewLeases({ ids: [...runningIds], owner, leaseUntil: new Date(now.getTime() + leaseMs), now })
+      .catch((error: unknown) => log.warn({ error: errorMessage(error) }, 'renewing job leases failed'));
+  }
 
   let running = false;
   let loop: Promise<void> | undefined;
@@ -179,11 +197,22 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   /** Claims up to `limit` due jobs and starts them; returns their completions. */
   async function claimAndStart(limit: number): Promise<Promise<void>[]> {
     if (limit <= 0) return [];
-    const jobs = await store.jobs.claimDue({ now: clock.now(), owner, leaseMs, limit });
+    const orderedKinds = [...registrations].filter(([, registration]) => registration.ordered).map(([kind]) => kind);
+    const jobs = await store.jobs.claimDue({
+      now: clock.now(),
+      owner,
+      leaseMs,
+      limit,
+      ...(orderedKinds.length > 0 ? { orderedKinds } : {}),
+    });
     return jobs.map((job) => {
+      runningIds.add(job.id);
       const completion = execute(job);
       inFlight.add(completion);
-      void completion.finally(() => inFlight.delete(completion));
+      void completion.finally(() => {
+        inFlight.delete(completion);
+        runningIds.delete(job.id);
+      });
       return completion;
     });
   }
@@ -233,15 +262,23 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       if (registrations.has(kind)) {
         throw new AppError('conflict', `A handler for job kind "${kind}" is already registered.`);
       }
-      registrations.set(kind, { handler, lock: registerOptions?.lock ?? true });
+      registrations.set(kind, {
+        handler,
+        lock: registerOptions?.lock ?? true,
+        ordered: registerOptions?.ordered ?? false,
+      });
     },
     start() {
       if (running) return;
       running = true;
       loop = runLoop();
+      heartbeat = setInterval(renewLeases, Math.max(1_000, Math.floor(leaseMs / 3)));
+      heartbeat.unref();
     },
     async stop() {
       running = false;
+      if (heartbeat) clearInterval(heartbeat);
+      heartbeat = undefined;
       wake();
       await loop;
       loop = undefined;

@@ -15,7 +15,11 @@ export type JobHandler = (job: Job) => Promise<void>;
 
 export interface JobRunner {
   /** One handler per kind. `lock: false` runs without the participant lock (for work that needs no ordering). */
-  register(kind: string, handler: JobHandler, options?: { lock?: boolean }): void;
+  /**
+   * `ordered: true`: jobs of this kind run one at a time per participant, in enqueue order, across every instance
+   * (deliveries).
+   */
+  register(kind: string, handler: JobHandler, options?: { lock?: boolean; ordered?: boolean }): void;
   /** Starts the wake loop on the system clock: sleeps until the next job is due, never polls on a fixed lag. */
   start(): void;
   /** Stops taking jobs and waits for the ones in flight. */

@@ -206,7 +206,24 @@ export interface JobRepository {
    * lease_until < now), oldest run_at first: marks them running, sets the lease and increments attempts.
    * On PostgreSQL this uses `FOR UPDATE SKIP LOCKED` so several instances never claim the same job.
    */
-  claimDue(options: { now: Date; owner: string; leaseMs: number; limit: number; kinds?: string[] }): Promise<Job[]>;
+  claimDue(options: {
+    now: Date;
+    owner: string;
+    leaseMs: number;
+    limit: number;
+    kinds?: string[];
+    /**
+     * Kinds run one at a time per participant, in enqueue order, across every claimer (deliveries: a prompt reaches
+     * the gateway before its poll whichever instance claims which). A job of these kinds is not claimed while an
+     * earlier one of the same kind and participant is due or running under a valid lease.
+     */
+    orderedKinds?: string[];
+  }): Promise<Job[]>;
+  /**
+   * Extends the leases of jobs this owner is still running (a heartbeat), so a long run is never taken over by
+   * another instance while its owner is alive. Jobs no longer running under `owner` are left alone. Returns how many.
+   */
+  renewLeases(options: { ids: string[]; owner: string; leaseUntil: Date; now: Date }): Promise<number>;
   complete(id: string, now: Date): Promise<void>;
   /** With `retryAt`: back to pending at that time. Without: `failed`, keeping the error. */
   fail(id: string, error: string, now: Date, retryAt?: Date): Promise<void>;
@@ -244,8 +261,15 @@ export interface InboundMessageRepository {
   get(id: string): Promise<InboundMessage | undefined>;
   markProcessed(id: string, now: Date): Promise<void>;
   markFailed(id: string, error: string, now: Date): Promise<void>;
-  /** Received but not yet processed, oldest first (crash recovery). */
+  /** Received but not yet processed, oldest first (then in arrival order). */
   listUnprocessed(): Promise<InboundMessage[]>;
+  /**
+   * The participant's first message (in arrival order, across every instance) still `received`: the next one to
+   * process. Called under the participant's lock, so two instances never process one participant's messages at once.
+   */
+  nextUnprocessed(participantId: string): Promise<InboundMessage | undefined>;
+  /** The participants with messages still `received`, the longest waiting first (recovery after a crash). */
+  listParticipantsWithUnprocessed(): Promise<string[]>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -290,6 +290,53 @@ describe('processing', () => {
     expect((await harness.store.inbound.get('in_before_crash'))?.status).toBe('processed');
   });
 
+  it('does not answer again a message whose reply went out before a crash; only marks it processed', async () => {
+    harness = await createApiHarness();
+    const ada = await harness.enroll(PHONE);
+    await harness.store.inbound.record({
+      id: 'in_answered',
+      channel: 'webhook',
+      participantId: ada.id,
+      from: PHONE,
+      text: 'answered before the crash',
+      receivedAt: harness.clock.now(),
+    });
+    // The turn's reply is in the transcript (and its delivery queued); the process died before marking the message.
+    await harness.store.transcript.append([
+      {
+        participantId: ada.id,
+        role: 'assistant',
+        kind: 'reply',
+        content: 'the reply that was sent',
+        sourceMessageId: 'in_answered',
+        outboundId: 'out_1',
+        createdAt: harness.clock.now(),
+      },
+    ]);
+    expect(await harness.inbound.recoverUnprocessed()).toBe(1);
+    await harness.inbound.idle();
+    expect(harness.flow.messages).toEqual([]);
+    expect((await harness.store.inbound.get('in_answered'))?.status).toBe('processed');
+  });
+
+  it('processes one participant’s messages in arrival order even when recorded with the same time', async () => {
+    harness = await createApiHarness();
+    const ada = await harness.enroll(PHONE);
+    for (const id of ['in_c', 'in_a', 'in_b']) {
+      await harness.store.inbound.record({
+        id,
+        channel: 'webhook',
+        participantId: ada.id,
+        from: PHONE,
+        text: id,
+        receivedAt: harness.clock.now(),
+      });
+    }
+    await harness.inbound.recoverUnprocessed();
+    await harness.inbound.idle();
+    expect(harness.flow.messages.map((message) => message.text)).toEqual(['in_c', 'in_a', 'in_b']);
+  });
+
   it('finishes the turn in flight on stop and refuses new messages with 503', async () => {
     harness = await createApiHarness();
     await harness.enroll(PHONE);

@@ -7,13 +7,10 @@
  * instant → habit prompt and Done poll delivered → "Done" poll answer → success_count 1 → a feedback turn
  * → SIGTERM → exit code 0.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpReceiver, type ReceivedRequest, startHttpReceiver } from '../support/http-receiver.ts';
 import {
@@ -23,8 +20,15 @@ import {
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../support/scripted-openai-server.ts';
+import {
+  describeOutput,
+  type ServerExit,
+  type ServerProcess,
+  startServer,
+  stopServer as stopServerProcess,
+  waitFor as waitForCondition,
+} from '../support/server-process.ts';
 
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const API_TOKEN = 'e2e-api-token';
 const WEBHOOK_SECRET = 'e2e-webhook-secret';
 /** Monday 2026-03-02, 09:00 in Toronto (EST, UTC-5: daylight saving time starts on March 8). */
@@ -140,110 +144,9 @@ function createCoach(unexpected: string[]) {
 // The server process
 // ---------------------------------------------------------------------------------------------------------------
 
-interface ServerProcess {
-  child: ChildProcess;
-  baseUrl: string;
-  /** stdout and stderr, interleaved as they arrived. */
-  output: string[];
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  exited: boolean;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
-function spawnServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['src/cli/main.ts', 'serve'], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  const server: ServerProcess = {
-    child,
-    baseUrl: `http://${env.API_ADDR}`,
-    output,
-    exited: false,
-    // 'close' comes after the output streams ended, so the output is complete by then.
-    exit: new Promise((resolve) => {
-      child.once('error', (error) => {
-        output.push(`spawn error: ${error.message}\n`);
-        server.exited = true;
-        resolve({ code: null, signal: null });
-      });
-      child.once('close', (code, signal) => {
-        server.exited = true;
-        resolve({ code, signal });
-      });
-    }),
-  };
-  return server;
-}
-
-function describeOutput(server: ServerProcess | undefined): string {
-  if (!server) return '(no server process)';
-  const text = server.output.join('');
-  return `--- promptpipe serve output (${server.exited ? 'exited' : 'running'}) ---\n${text || '(nothing)\n'}--- end ---`;
-}
-
 /** Polls `check` until it returns a truthy value (returned), failing early when the server process died. */
-async function waitFor<T>(
-  what: string,
-  check: () => T | Promise<T>,
-  timeoutMs = 15_000,
-  server: ServerProcess | undefined = serverProcess,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const died = () => new Error(`the server exited while waiting for ${what}\n${describeOutput(server)}`);
-    let value: T;
-    try {
-      value = await check();
-    } catch (error) {
-      if (server?.exited) throw died();
-      throw error;
-    }
-    if (value) return value as NonNullable<T>;
-    if (server?.exited) throw died();
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-/** Starts `promptpipe serve` on a free port and waits for `GET /health`; retries when the port was taken meanwhile. */
-async function startServer(baseEnv: Record<string, string>): Promise<ServerProcess> {
-  for (let attempt = 1; ; attempt += 1) {
-    const server = spawnServer({ ...baseEnv, API_ADDR: `127.0.0.1:${await freePort()}` });
-    try {
-      await waitFor(
-        'GET /health to answer 200',
-        async () => (await fetch(`${server.baseUrl}/health`).catch(() => undefined))?.status === 200,
-        20_000,
-        server,
-      );
-      return server;
-    } catch (error) {
-      if (!server.exited) server.child.kill('SIGKILL');
-      await server.exit;
-      if (attempt < 3 && server.output.join('').includes('EADDRINUSE')) continue;
-      const message = (error as Error).message;
-      // waitFor already shows the output when the process died; a timeout does not.
-      throw new Error(
-        message.includes('--- promptpipe serve output') ? message : `${message}\n${describeOutput(server)}`,
-      );
-    }
-  }
+function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
+  return waitForCondition(what, check, timeoutMs, [serverProcess]);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -325,22 +228,12 @@ beforeAll(async () => {
   });
 }, 60_000);
 
-type Exit = Awaited<ServerProcess['exit']>;
+type Exit = ServerExit;
 let shutdown: Promise<Exit | undefined> | undefined;
 
 /** Graceful shutdown: the first SIGTERM finishes the work in flight, closes the database and exits 0. Once. */
 function stopServer(): Promise<Exit | undefined> {
-  shutdown ??= (async () => {
-    const server = serverProcess;
-    if (!server) return undefined;
-    if (!server.exited) server.child.kill('SIGTERM');
-    const timeout = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
-    try {
-      return await server.exit;
-    } finally {
-      clearTimeout(timeout);
-    }
-  })();
+  shutdown ??= (async () => (serverProcess ? stopServerProcess(serverProcess) : undefined))();
   return shutdown;
 }
 

@@ -249,3 +249,32 @@ describe('processResponse', () => {
     expect(history.messages.map((message) => message.content)).toEqual(['one', 'ok', 'two', 'ok', 'three', 'ok']);
   });
 });
+
+describe('a turn run again after its instance died (same inbound id)', () => {
+  it('resumes from the recorded message: recorded once, its poll effect applied once, answered', async () => {
+    harness = await createEngineHarness({ script: [{ content: 'Well done!' }, { content: 'Well done, again!' }] });
+    const message = {
+      participantId: harness.participant.id,
+      text: '',
+      receivedAt: harness.clock.now(),
+      sourceMessageId: 'in_interrupted',
+      pollAnswer: { question: 'Did you do it?', option: 'Done' },
+    };
+    // The instance dies after the message was recorded, before the reply went out (here: the send fails).
+    const send = harness.messenger.send;
+    harness.messenger.send = () => Promise.reject(new Error('the process died'));
+    await expect(harness.flow.handleMessage(message)).rejects.toThrow('the process died');
+    harness.messenger.send = send;
+    // Another instance processes the same inbound message again.
+    const again = await harness.flow.handleMessage(message);
+    expect(again.reply).toBe('Well done, again!');
+    expect(harness.messenger.textsFor(harness.participant.id)).toEqual(['Well done, again!']);
+    expect((await harness.profile()).success_count).toBe(1);
+    const transcript = await harness.store.transcript.list(harness.participant.id);
+    expect(transcript.filter((entry) => entry.role === 'user')).toHaveLength(1);
+    // The model saw the participant's answer once, as the last message, not twice.
+    const userMessages = harness.llm.requests[1]?.messages.filter((entry) => entry.role === 'user') ?? [];
+    expect(userMessages.filter((entry) => entry.content === lastUser(harness?.llm.requests[0]))).toHaveLength(1);
+    expect(lastUser(harness.llm.requests[1])).toBe(lastUser(harness.llm.requests[0]));
+  });
+});

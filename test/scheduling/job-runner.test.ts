@@ -302,3 +302,40 @@ describe('wake loop on the manual clock', () => {
     expect(ran).toEqual([`job_1@${T0.toISOString()}`, `job_2@${at(minutes(60)).toISOString()}`]);
   });
 });
+
+describe('lease heartbeat', () => {
+  it('renews the lease of a job still running, so no other runner takes it over while its owner is alive', async () => {
+    // A 3 s lease: the started runner renews it every second.
+    const runner = runnerWith({ leaseMs: 3_000 });
+    let release: () => void = () => undefined;
+    const blocked = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let runs = 0;
+    runner.register('test', async () => {
+      runs += 1;
+      await blocked;
+    });
+    await store.jobs.enqueue(newJob(), T0);
+    runner.start();
+    try {
+      runner.notify();
+      await vi.waitFor(async () => expect((await store.jobs.get('job_1'))?.status).toBe('running'), {
+        timeout: 5_000,
+      });
+      // Far past the original lease: only a renewal keeps the job from being claimable.
+      clock.advance(minutes(10));
+      await vi.waitFor(
+        async () =>
+          expect((await store.jobs.get('job_1'))?.leaseUntil?.getTime()).toBeGreaterThan(clock.now().getTime()),
+        { timeout: 5_000, interval: 100 },
+      );
+      expect(await store.jobs.claimDue({ now: clock.now(), owner: 'another', leaseMs: 3_000, limit: 10 })).toEqual([]);
+    } finally {
+      release();
+      await runner.stop();
+    }
+    expect(runs).toBe(1);
+    expect((await store.jobs.get('job_1'))?.status).toBe('completed');
+  });
+});

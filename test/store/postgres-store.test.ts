@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { urlWithSchema } from '../support/promptpipe-cluster.ts';
 import { describeStoreContract } from './store-contract.ts';
 
 const url = process.env['PROMPTPIPE_TEST_PG_URL'];
@@ -49,6 +50,20 @@ describe.skipIf(!url)('postgres store', () => {
     expect(rows.map((row) => row.table_name)).toEqual(
       expect.arrayContaining(['events', 'flow_states', 'inbound_messages', 'jobs', 'participants', 'transcript']),
     );
+  });
+
+  it('migrates a schema chosen by the search path of the URL even when another schema has migration tables', async () => {
+    // Another deployment (or test) already migrated its own schema in this database.
+    const other = await createPostgresStore({ connectionString, schema: freshSchema() });
+    await other.close();
+    const schema = freshSchema();
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    await client.query(`create schema "${schema}"`);
+    await client.end();
+    const store = await createPostgresStore({ connectionString: urlWithSchema(connectionString, schema) });
+    await store.participants.count();
+    await store.close();
   });
 
   it('rejects a schema name that is not a plain identifier', async () => {

@@ -440,6 +440,52 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         });
       });
 
+      it('renews the leases of the jobs an owner is still running, and only those', async () => {
+        await store.jobs.enqueue(makeJob('job_a'), at(0));
+        await store.jobs.enqueue(makeJob('job_b'), at(0));
+        await store.jobs.enqueue(makeJob('job_c'), at(0));
+        await store.jobs.claimDue({ now: at(0), owner: 'runner_1', leaseMs: 60_000, limit: 2 });
+        await store.jobs.claimDue({ now: at(0), owner: 'runner_2', leaseMs: 60_000, limit: 1 });
+        await store.jobs.complete('job_b', at(1));
+        const renewed = await store.jobs.renewLeases({
+          ids: ['job_a', 'job_b', 'job_c'],
+          owner: 'runner_1',
+          leaseUntil: at(120),
+          now: at(2),
+        });
+        expect(renewed).toBe(1);
+        expect((await store.jobs.get('job_a'))?.leaseUntil).toEqual(at(120));
+        expect((await store.jobs.get('job_c'))?.leaseOwner).toBe('runner_2');
+        expect((await store.jobs.get('job_c'))?.leaseUntil).not.toEqual(at(120));
+        // A renewed lease is not taken back when the original one would have expired.
+        expect(await store.jobs.claimDue({ now: at(90), owner: 'runner_3', leaseMs: 60_000, limit: 10 })).toEqual([
+          expect.objectContaining({ id: 'job_c' }),
+        ]);
+        expect(await store.jobs.renewLeases({ ids: [], owner: 'runner_1', leaseUntil: at(200), now: at(3) })).toBe(0);
+      });
+
+      it('claims ordered kinds one at a time per participant, in enqueue order', async () => {
+        const ordered = { orderedKinds: ['deliver'] };
+        await store.jobs.enqueue(makeJob('first', { kind: 'deliver', participantId: 'participant_1' }), at(0));
+        await store.jobs.enqueue(makeJob('second', { kind: 'deliver', participantId: 'participant_1' }), at(0));
+        await store.jobs.enqueue(makeJob('other', { kind: 'deliver', participantId: 'participant_2' }), at(0));
+        await store.jobs.enqueue(makeJob('unordered', { kind: 'reminder', participantId: 'participant_1' }), at(0));
+        const claimed = await store.jobs.claimDue({ now: at(0), owner: 'a', leaseMs: 60_000, limit: 10, ...ordered });
+        expect(claimed.map((job) => job.id)).toEqual(['first', 'other', 'unordered']);
+        // While the first runs (under a valid lease), nobody takes the second.
+        expect(await store.jobs.claimDue({ now: at(0), owner: 'b', leaseMs: 60_000, limit: 10, ...ordered })).toEqual(
+          [],
+        );
+        await store.jobs.complete('first', at(0));
+        const next = await store.jobs.claimDue({ now: at(0), owner: 'b', leaseMs: 60_000, limit: 10, ...ordered });
+        expect(next.map((job) => job.id)).toEqual(['second']);
+        // Without the option, kinds are not ordered.
+        await store.jobs.enqueue(makeJob('third', { kind: 'deliver', participantId: 'participant_1' }), at(0));
+        expect(
+          (await store.jobs.claimDue({ now: at(0), owner: 'c', leaseMs: 60_000, limit: 10 })).map((job) => job.id),
+        ).toEqual(['third']);
+      });
+
       it('completes a running job, which is then never claimed again', async () => {
         await store.jobs.enqueue(makeJob('job_1'), at(0));
         await store.jobs.claimDue({ now: at(0), owner: 'worker', leaseMs: 1000, limit: 1 });
@@ -695,6 +741,27 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
           status: 'failed',
           lastError: 'llm unavailable',
         });
+      });
+
+      it('gives each participant its next unprocessed message in arrival order, whatever the receive times', async () => {
+        // The same received_at (a manual clock) or an earlier one (another instance's clock): arrival order wins.
+        await store.inbound.record(makeInbound({ id: 'in_a1', providerMessageId: 'a1', receivedAt: at(5) }));
+        await store.inbound.record(
+          makeInbound({ id: 'in_b1', participantId: 'participant_2', providerMessageId: 'b1', receivedAt: at(5) }),
+        );
+        await store.inbound.record(makeInbound({ id: 'in_a2', providerMessageId: 'a2', receivedAt: at(4) }));
+        await store.inbound.record(makeInbound({ id: 'in_a3', providerMessageId: 'a3', receivedAt: at(5) }));
+
+        expect((await store.inbound.nextUnprocessed('participant_1'))?.id).toBe('in_a1');
+        expect(await store.inbound.listParticipantsWithUnprocessed()).toEqual(['participant_1', 'participant_2']);
+        await store.inbound.markProcessed('in_a1', at(6));
+        expect((await store.inbound.nextUnprocessed('participant_1'))?.id).toBe('in_a2');
+        await store.inbound.markFailed('in_a2', 'boom', at(6));
+        expect((await store.inbound.nextUnprocessed('participant_1'))?.id).toBe('in_a3');
+        await store.inbound.markProcessed('in_a3', at(6));
+        expect(await store.inbound.nextUnprocessed('participant_1')).toBeUndefined();
+        expect(await store.inbound.listParticipantsWithUnprocessed()).toEqual(['participant_2']);
+        expect(await store.inbound.nextUnprocessed('participant_unknown')).toBeUndefined();
       });
     });
   });

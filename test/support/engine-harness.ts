@@ -118,6 +118,8 @@ export async function createEngineHarness(options: HarnessOptions = {}): Promise
       [DataKey.participantBackground]: formatParticipantBackground(participant),
     }),
   );
+  // Each message its own id, like the inbound ids of the real pipeline (the flow recognises a message it recorded).
+  let sent = 0;
   return {
     store,
     llm,
@@ -127,14 +129,16 @@ export async function createEngineHarness(options: HarnessOptions = {}): Promise
     flow,
     prompts,
     participant,
-    send: (text, extra = {}) =>
-      flow.handleMessage({
+    send: (text, extra = {}) => {
+      sent += 1;
+      return flow.handleMessage({
         participantId: participant.id,
         text,
         receivedAt: clock.now(),
-        sourceMessageId: `in_${text.length}_${clock.now().getTime()}`,
+        sourceMessageId: `in_${sent}_${clock.now().getTime()}`,
         ...(extra.pollAnswer ? { pollAnswer: extra.pollAnswer } : {}),
-      }),
+      });
+    },
     data: () => readData(store, participant.id),
     profile: async () => parseProfile((await readData(store, participant.id))[DataKey.userProfile], clock.now()),
     setData: async (entries) => {

@@ -13,7 +13,15 @@ import { buildOpenApiDocument } from '../openapi-document.ts';
 
 export function registerSystemRoutes(
   app: FastifyInstance,
-  options: { store: Pick<Store, 'ping' | 'participants'>; clock: Clock; metrics: Metrics; log: Log; version: string },
+  options: {
+    store: Pick<Store, 'ping' | 'participants'>;
+    clock: Clock;
+    metrics: Metrics;
+    log: Log;
+    version: string;
+    /** `PROMPTPIPE_INSTANCE_ID`: which of several instances behind a load balancer answered. */
+    instanceId?: string;
+  },
 ): void {
   const { store, clock, metrics, log } = options;
 
@@ -26,12 +34,18 @@ export function registerSystemRoutes(
       return {
         status: 'healthy',
         timestamp,
+        ...(options.instanceId === undefined ? {} : { instance_id: options.instanceId }),
         active_participants: activeParticipants,
         clock: clock.now().toISOString(),
       };
     } catch (error) {
       log.error({ error: errorMessage(error) }, 'health check: database unreachable');
-      return reply.code(503).send({ status: 'unhealthy', timestamp, message: 'database unreachable' });
+      return reply.code(503).send({
+        status: 'unhealthy',
+        timestamp,
+        ...(options.instanceId === undefined ? {} : { instance_id: options.instanceId }),
+        message: 'database unreachable',
+      });
     }
   });
 

@@ -97,6 +97,15 @@ export interface InboundMessagesTable {
   received_at: TimestampColumn;
   processed_at: NullableTimestampColumn;
   last_error: string | null;
+  /** Migration 005: the global arrival order (identity on PostgreSQL, max + 1 on SQLite). */
+  arrival_order: Generated<number>;
+}
+
+/** Migration 005: the shared manual clock (`PROMPTPIPE_CLOCK=manual` on PostgreSQL): one row, name `manual`. */
+export interface StudyClockTable {
+  name: string;
+  now: TimestampColumn;
+  updated_at: TimestampColumn;
 }
 
 export interface Database {
@@ -107,6 +116,7 @@ export interface Database {
   jobs: JobsTable;
   inbound_messages: InboundMessagesTable;
   deliveries: DeliveriesTable;
+  study_clock: StudyClockTable;
 }
 
 export interface DeliveriesTable {

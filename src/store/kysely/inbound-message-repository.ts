@@ -9,8 +9,10 @@ import {
   toTimestamp,
 } from './column-codecs.ts';
 import type { Database, InboundMessagesTable } from './database.ts';
+import type { StoreDialect } from './store-dialect.ts';
 
-export function createInboundMessageRepository(db: Kysely<Database>): InboundMessageRepository {
+export function createInboundMessageRepository(db: Kysely<Database>, dialect: StoreDialect): InboundMessageRepository {
+  const arrivalOrder = dialect.nextInboundArrivalOrder(db);
   async function findOriginal(message: NewInboundMessage): Promise<Selectable<InboundMessagesTable> | undefined> {
     if (message.providerMessageId === undefined) return undefined;
     return db
@@ -30,6 +32,7 @@ export function createInboundMessageRepository(db: Kysely<Database>): InboundMes
         .insertInto('inbound_messages')
         .values({
           id: message.id,
+          ...(arrivalOrder === undefined ? {} : { arrival_order: arrivalOrder }),
           channel: message.channel,
           participant_id: message.participantId,
           provider_message_id: message.providerMessageId ?? null,
@@ -79,9 +82,33 @@ export function createInboundMessageRepository(db: Kysely<Database>): InboundMes
         .selectAll()
         .where('status', '=', 'received')
         .orderBy('received_at')
-        .orderBy('id')
+        .orderBy('arrival_order')
         .execute();
       return rows.map(toInboundMessage);
+    },
+
+    async nextUnprocessed(participantId) {
+      const row = await db
+        .selectFrom('inbound_messages')
+        .selectAll()
+        .where('participant_id', '=', participantId)
+        .where('status', '=', 'received')
+        .orderBy('arrival_order')
+        .limit(1)
+        .executeTakeFirst();
+      return row && toInboundMessage(row);
+    },
+
+    async listParticipantsWithUnprocessed() {
+      const rows = await db
+        .selectFrom('inbound_messages')
+        .select('participant_id')
+        .select((expression) => expression.fn.min('arrival_order').as('first'))
+        .where('status', '=', 'received')
+        .groupBy('participant_id')
+        .orderBy('first')
+        .execute();
+      return rows.map((row) => row.participant_id);
     },
   };
 }

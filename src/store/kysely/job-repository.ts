@@ -36,6 +36,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
           })
           .returningAll()
           .executeTakeFirstOrThrow();
+        await dialect.announceJobEnqueued(transaction);
         return toJob(row);
       });
     },
@@ -69,7 +70,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
       return Number(result.numUpdatedRows);
     },
 
-    claimDue({ now, owner, leaseMs, limit, kinds }) {
+    claimDue({ now, owner, leaseMs, limit, kinds, orderedKinds }) {
       if (limit <= 0 || kinds?.length === 0) return Promise.resolve([]);
       const nowText = toTimestamp(now);
       return inTransaction(db, async (transaction) => {
@@ -81,6 +82,36 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
           .orderBy('enqueue_order')
           .limit(limit);
         if (kinds !== undefined) candidates = candidates.where('kind', 'in', kinds);
+        if (orderedKinds !== undefined && orderedKinds.length > 0) {
+          candidates = candidates.where((expression) =>
+            expression.or([
+              expression('kind', 'not in', orderedKinds),
+              expression('participant_id', 'is', null),
+              expression.not(
+                expression.exists(
+                  expression
+                    .selectFrom('jobs as earlier')
+                    .select('earlier.id')
+                    .whereRef('earlier.participant_id', '=', 'jobs.participant_id')
+                    .whereRef('earlier.kind', '=', 'jobs.kind')
+                    .whereRef('earlier.enqueue_order', '<', 'jobs.enqueue_order')
+                    .where((inner) =>
+                      inner.or([
+                        inner.and([
+                          inner('earlier.status', '=', JobStatus.PENDING),
+                          inner('earlier.run_at', '<=', nowText),
+                        ]),
+                        inner.and([
+                          inner('earlier.status', '=', JobStatus.RUNNING),
+                          inner('earlier.lease_until', '>=', nowText),
+                        ]),
+                      ]),
+                    ),
+                ),
+              ),
+            ]),
+          );
+        }
         const ids = (await dialect.lockClaimCandidates(candidates).execute()).map((row) => row.id);
         if (ids.length === 0) return [];
         // The claimable condition is checked again so that, even where the dialect cannot lock the candidates, a job
@@ -102,6 +133,18 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
         const claimed = new Map(rows.map((row) => [row.id, toJob(row)]));
         return ids.flatMap((id) => claimed.get(id) ?? []);
       });
+    },
+
+    async renewLeases({ ids, owner, leaseUntil, now }) {
+      if (ids.length === 0) return 0;
+      const result = await db
+        .updateTable('jobs')
+        .set({ lease_until: toTimestamp(leaseUntil), updated_at: toTimestamp(now) })
+        .where('id', 'in', ids)
+        .where('status', '=', JobStatus.RUNNING)
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
 
     async complete(id, now) {

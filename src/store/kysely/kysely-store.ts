@@ -19,7 +19,7 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect):
     transcript: createTranscriptRepository(db),
     events: createEventRepository(db),
     jobs: createJobRepository(db, dialect),
-    inbound: createInboundMessageRepository(db),
+    inbound: createInboundMessageRepository(db, dialect),
     deliveries: createDeliveryRepository(db),
   };
 }

@@ -19,4 +19,11 @@ export interface StoreDialect {
   lockClaimCandidates(query: ClaimCandidatesQuery): ClaimCandidatesQuery;
   /** The value of `jobs.enqueue_order` for a new job, or undefined when the database numbers it itself. */
   nextJobEnqueueOrder(db: Kysely<Database>): Expression<number> | undefined;
+  /** The value of `inbound_messages.arrival_order` for a new message, or undefined when the database numbers it. */
+  nextInboundArrivalOrder(db: Kysely<Database>): Expression<number> | undefined;
+  /**
+   * Tells the other server instances that a job was enqueued (PostgreSQL `NOTIFY`, delivered when the transaction
+   * commits); nothing on SQLite, which has one process.
+   */
+  announceJobEnqueued(db: Kysely<Database>): Promise<void>;
 }

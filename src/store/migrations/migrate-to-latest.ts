@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import * as initial from './001-initial.ts';
 import * as channels from './002-channels.ts';
+import * as scaleOut from './005-scale-out.ts';
 import * as language from './007-language.ts';
 import * as jobIndexes from './010-job-indexes.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
@@ -14,6 +15,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
   return {
     '001-initial': { up: (db) => initial.up(db, dialect) },
     '002-channels': { up: (db) => channels.up(db, dialect) },
+    '005-scale-out': { up: (db) => scaleOut.up(db, dialect) },
     '007-language': { up: (db) => language.up(db) },
     '010-job-indexes': { up: (db) => jobIndexes.up(db) },
   };

@@ -1,4 +1,4 @@
-import type { ColumnDataType, CreateTableBuilder } from 'kysely';
+import type { ColumnDataType, CreateTableBuilder, Kysely } from 'kysely';
 
 /**
  * The few column definitions the schema builder cannot express portably. Migrations are written once and ask this
@@ -16,4 +16,6 @@ export interface SchemaDialect {
    * primary key can autoincrement, a plain column the insert fills (see `StoreDialect.nextJobEnqueueOrder`).
    */
   addInsertionOrderColumn<T extends string>(table: CreateTableBuilder<T>, column: string): CreateTableBuilder<T>;
+  /** The same column added to an existing table (existing rows numbered in their stored order). */
+  addInsertionOrderColumnTo(db: Kysely<unknown>, table: string, column: string): Promise<void>;
 }

@@ -1,4 +1,8 @@
+import { sql } from 'kysely';
 import type { StoreDialect } from '../kysely/store-dialect.ts';
+
+/** The one LISTEN/NOTIFY channel of PromptPipe; the payload is `<schema>:<topic>` (see postgres-coordinator.ts). */
+export const NOTIFY_CHANNEL = 'promptpipe';
 
 export const postgresDialect: StoreDialect = {
   name: 'postgres',
@@ -9,10 +13,23 @@ export const postgresDialect: StoreDialect = {
       table.addColumn(column, 'integer', (definition) => definition.primaryKey().generatedByDefaultAsIdentity()),
     addInsertionOrderColumn: (table, column) =>
       table.addColumn(column, 'integer', (definition) => definition.notNull().generatedAlwaysAsIdentity()),
+    addInsertionOrderColumnTo: async (db, table, column) => {
+      // Existing rows are numbered too (in their physical order), so the column can be NOT NULL.
+      await db.schema
+        .alterTable(table)
+        .addColumn(column, 'bigint', (definition) => definition.notNull().generatedAlwaysAsIdentity())
+        .execute();
+    },
   },
   // Several server instances claim from the same table. FOR UPDATE locks the chosen rows until the claim commits;
   // SKIP LOCKED makes a concurrent claimer pass over them and take the next due jobs instead of waiting, and never
   // see them as claimable again once they are committed as running.
   lockClaimCandidates: (query) => query.forUpdate().skipLocked(),
   nextJobEnqueueOrder: () => undefined,
+  nextInboundArrivalOrder: () => undefined,
+  // Delivered at commit, only if the enqueue commits: the other instances' runners wake at once (polling stays as
+  // the safety net for a lost notification).
+  announceJobEnqueued: async (db) => {
+    await sql`select pg_notify(${NOTIFY_CHANNEL}, current_schema() || ':jobs')`.execute(db);
+  },
 };

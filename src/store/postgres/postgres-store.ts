@@ -42,10 +42,23 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
     if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
-    await migrateToLatest(db as Kysely<unknown>, postgresDialect.schema, schema === undefined ? {} : { schema });
+    // The migration tables are looked up in an explicit schema: unqualified, Kysely finds `kysely_migration` in ANY
+    // schema of the database (another deployment's, a test's) and then fails to read it from the search path.
+    const migrationSchema = schema ?? (await currentSchema(db));
+    await migrateToLatest(
+      db as Kysely<unknown>,
+      postgresDialect.schema,
+      migrationSchema === undefined ? {} : { schema: migrationSchema },
+    );
   } catch (error) {
     await db.destroy();
     throw error;
   }
   return createKyselyStore({ db, dialect: postgresDialect });
+}
+
+/** The schema unqualified names resolve to (the first existing schema of the search path). */
+async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
+  const result = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  return result.rows[0]?.schema ?? undefined;
 }

@@ -11,10 +11,16 @@ export const sqliteDialect: StoreDialect = {
       table.addColumn(column, 'integer', (definition) => definition.primaryKey().autoIncrement()),
     addInsertionOrderColumn: (table, column) =>
       table.addColumn(column, 'integer', (definition) => definition.notNull()),
+    addInsertionOrderColumnTo: async (db, table, column) => {
+      await db.schema.alterTable(table).addColumn(column, 'integer').execute();
+      await sql`update ${sql.table(table)} set ${sql.ref(column)} = rowid`.execute(db);
+    },
   },
   // One writer at a time: a claim runs in a transaction holding SQLite's write lock (and Kysely's connection mutex
   // within this process), so nobody else can take the same rows in between.
   lockClaimCandidates: (query) => query,
   // Computed inside the insert, which holds the write lock, so two inserts can never read the same maximum.
   nextJobEnqueueOrder: () => sql<number>`(select coalesce(max(enqueue_order), 0) + 1 from jobs)`,
+  nextInboundArrivalOrder: () => sql<number>`(select coalesce(max(arrival_order), 0) + 1 from inbound_messages)`,
+  announceJobEnqueued: async () => {},
 };

@@ -1,0 +1,132 @@
+/**
+ * Real `promptpipe serve` processes for end-to-end tests (spawned with `node src/cli/main.ts serve`): start on a free
+ * port and wait for `/health`, collect the output for failure messages, stop gracefully (SIGTERM) or kill (SIGKILL).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  /** stdout and stderr, interleaved as they arrived. */
+  output: string[];
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: boolean;
+}
+
+export type ServerExit = Awaited<ServerProcess['exit']>;
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** Spawns `node src/cli/main.ts <args>` (default `serve`) with exactly `env`. */
+export function spawnServer(env: Record<string, string>, args: string[] = ['serve']): ServerProcess {
+  const child = spawn(process.execPath, ['src/cli/main.ts', ...args], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
+  const server: ServerProcess = {
+    child,
+    baseUrl: `http://${env.API_ADDR}`,
+    output,
+    exited: false,
+    // 'close' comes after the output streams ended, so the output is complete by then.
+    exit: new Promise((resolve) => {
+      child.once('error', (error) => {
+        output.push(`spawn error: ${error.message}\n`);
+        server.exited = true;
+        resolve({ code: null, signal: null });
+      });
+      child.once('close', (code, signal) => {
+        server.exited = true;
+        resolve({ code, signal });
+      });
+    }),
+  };
+  return server;
+}
+
+export function describeOutput(server: ServerProcess | undefined, label = 'promptpipe serve'): string {
+  if (!server) return '(no server process)';
+  const text = server.output.join('');
+  return `--- ${label} output (${server.exited ? 'exited' : 'running'}) ---\n${text || '(nothing)\n'}--- end ---`;
+}
+
+/** Polls `check` until it returns a truthy value (returned), failing early when one of `servers` died. */
+export async function waitFor<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  timeoutMs = 15_000,
+  servers: readonly (ServerProcess | undefined)[] = [],
+  pollMs = 25,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const deadServer = servers.find((server) => server?.exited);
+    const died = (server: ServerProcess) =>
+      new Error(`a server exited while waiting for ${what}\n${describeOutput(server)}`);
+    let value: T;
+    try {
+      value = await check();
+    } catch (error) {
+      if (deadServer) throw died(deadServer);
+      throw error;
+    }
+    if (value) return value as NonNullable<T>;
+    if (deadServer) throw died(deadServer);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+/** Starts `promptpipe serve` on a free port and waits for `GET /health`; retries when the port was taken meanwhile. */
+export async function startServer(baseEnv: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
+  for (let attempt = 1; ; attempt += 1) {
+    const server = spawnServer({ ...baseEnv, API_ADDR: `127.0.0.1:${await freePort()}` });
+    try {
+      await waitFor(
+        'GET /health to answer 200',
+        async () => (await fetch(`${server.baseUrl}/health`).catch(() => undefined))?.status === 200,
+        timeoutMs,
+        [server],
+      );
+      return server;
+    } catch (error) {
+      if (!server.exited) server.child.kill('SIGKILL');
+      await server.exit;
+      if (attempt < 3 && server.output.join('').includes('EADDRINUSE')) continue;
+      const message = (error as Error).message;
+      // waitFor already shows the output when the process died; a timeout does not.
+      throw new Error(
+        message.includes('--- promptpipe serve output') ? message : `${message}\n${describeOutput(server)}`,
+      );
+    }
+  }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves with how the process ended. */
+export async function stopServer(server: ServerProcess, graceMs = 15_000): Promise<ServerExit> {
+  if (!server.exited) server.child.kill('SIGTERM');
+  const timeout = setTimeout(() => server.child.kill('SIGKILL'), graceMs);
+  try {
+    return await server.exit;
+  } finally {
+    clearTimeout(timeout);
+  }
+}
