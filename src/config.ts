@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { parse as parseDotenv } from 'dotenv';
 import { parseDuration } from './domain/duration.ts';
 import { AppError } from './domain/errors.ts';
+import { canonicalLanguageTag } from './domain/language.ts';
 import { DEFAULT_LLM_OUTAGE_NOTICE } from './llm/participant-texts.ts';
 import { TOOL_PROTOCOLS, ToolProtocol } from './llm/text-tool-protocol.ts';
 
@@ -91,6 +92,8 @@ export interface Config {
     /** `BROADCAST_RATE`: broadcast messages sent per minute. */
     broadcastRate: number;
   };
+  /** `DEFAULT_LANGUAGE` (canonical BCP 47 tag) and `MESSAGE_CATALOGUE_DIR` (a study's own catalogues). */
+  language: { defaultLanguage: string; catalogueDir: string | undefined };
   /** Several instances on one PostgreSQL (docs/deployment.md). */
   cluster: {
     /** `PROMPTPIPE_INSTANCE_ID`: names this process in /health, logs and job leases. Default hostname-pid. */
@@ -301,6 +304,13 @@ export function loadConfig(env: Environment): Config {
   if (!/^[A-Z]{2}$/.test(defaultCountry)) {
     read.problems.push(`DEFAULT_COUNTRY must be a two-letter country code (got "${defaultCountry}")`);
   }
+  const defaultLanguageText = read.string('DEFAULT_LANGUAGE') ?? 'en';
+  const defaultLanguage = canonicalLanguageTag(defaultLanguageText);
+  if (!defaultLanguage) {
+    read.problems.push(
+      `DEFAULT_LANGUAGE must be a BCP 47 language tag such as en, es or pt-BR (got "${defaultLanguageText}")`,
+    );
+  }
 
   const config: Config = {
     api: {
@@ -405,6 +415,7 @@ export function loadConfig(env: Environment): Config {
       enrollGreetingRate: read.number('ENROLL_GREETING_RATE', 30, (n) => n > 0, 'a positive number (per minute)'),
       broadcastRate: read.number('BROADCAST_RATE', 30, (n) => n > 0, 'a positive number (per minute)'),
     },
+    language: { defaultLanguage: defaultLanguage ?? 'en', catalogueDir: read.string('MESSAGE_CATALOGUE_DIR') },
   };
   for (const [name, value] of [
     ['PROMPTPIPE_JOB_LEASE', config.cluster.jobLeaseMs],

@@ -51,7 +51,8 @@ import { createHabitPromptGenerator } from './engine/habit-prompt-generator-serv
 import { createFeedbackModule } from './engine/modules/feedback-module.ts';
 import { createIntakeModule } from './engine/modules/intake-module.ts';
 import { createRequestGuard } from './engine/request-validator.ts';
-import { loadSystemPrompts } from './engine/system-prompts.ts';
+import { loadLanguageSystemPrompts, loadSystemPrompts } from './engine/system-prompts.ts';
+import { loadMessageCatalogue } from './i18n/load-message-catalogue.ts';
 import { createCircuitBreakerLlm } from './llm/circuit-breaker-llm.ts';
 import { createConcurrencyLimitedLlm } from './llm/concurrency-limited-llm.ts';
 import type { LlmClient } from './llm/llm.ts';
@@ -371,8 +372,18 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     cooldownMs: config.llm.circuitBreakerCooldownMs,
     now: () => clock.now(),
   });
-  const generator = createHabitPromptGenerator({ store, llm, clock, systemPrompt: prompts.promptGenerator, log });
-  const timers = registerTimers({ runner, store, clock, newId, messenger, config: config.scheduling, log });
+  const messages = loadMessageCatalogue({ ...config.language, log });
+  const languagePrompts = loadLanguageSystemPrompts(config.prompts);
+  const generator = createHabitPromptGenerator({
+    store,
+    llm,
+    clock,
+    systemPrompt: prompts.promptGenerator,
+    log,
+    languagePrompts: languagePrompts.promptGenerator,
+    defaultLanguage: config.language.defaultLanguage,
+  });
+  const timers = registerTimers({ runner, store, clock, newId, messenger, config: config.scheduling, log, messages });
   const registry = createToolRegistry([
     createSaveUserProfileTool({ store, clock }),
     createGenerateHabitPromptTool({ store, clock, generator, hooks: timers.turnHooks }),
@@ -393,8 +404,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     clock,
     lock,
     modules: {
-      [ConversationState.INTAKE]: createIntakeModule(prompts.intake),
-      [ConversationState.FEEDBACK]: createFeedbackModule(prompts.feedback),
+      [ConversationState.INTAKE]: createIntakeModule(prompts.intake, languagePrompts.intake),
+      [ConversationState.FEEDBACK]: createFeedbackModule(prompts.feedback, languagePrompts.feedback),
     },
     hooks: timers.turnHooks,
     config: {
@@ -405,6 +416,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log,
     onToolCall: (call) => metrics.recordToolCall(call.name, call.outcome),
     requestGuard: createRequestGuard({ mode: 'repair', log }),
+    messages,
   });
   runner.register(
     DAILY_PROMPT_JOB,
@@ -422,6 +434,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       afterPromptSent: timers.afterPromptSent,
       deliveryGuard: timers.deliveryGuard,
       onJobEnqueued: notifyRunner,
+      messages,
     }),
   );
 
@@ -451,7 +464,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   runner.register(
     DELIVER_MESSAGE_JOB,
     withDeliveryHold({
-      handler: createDeliveryHandler({ channels, metrics, log, receipts }),
+      handler: createDeliveryHandler({ channels, metrics, log, receipts, messages }),
       store,
       clock,
       newId,
@@ -483,6 +496,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     channelNames: channels.names,
     prepTimeMinutes: config.scheduling.prepTimeMinutes,
     onJobEnqueued: notifyRunner,
+    defaultLanguage: config.language.defaultLanguage,
+    messages,
   });
   // Greetings of bulk imports run without the participant lock: greeting takes it itself.
   runner.register(ENROLL_GREETING_JOB, createGreetingHandler(flow), { lock: false });
@@ -514,6 +529,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log,
     metrics,
     autoEnroll: config.conversation.autoEnrollNewUsers,
+    messages,
     optOut: createOptOutHandler({
       store,
       clock,
@@ -522,6 +538,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       channels,
       keywords: { optOut: config.channel.optOutKeywords, optIn: config.channel.optInKeywords },
       log,
+      messages,
     }),
     lock,
     // Only for a configured model: without one, every turn answers "assistant unavailable" at once.

@@ -18,6 +18,11 @@ const detailFields = {
     .max(100)
     .optional()
     .describe('IANA time zone such as "America/New_York"; the default time zone of schedules.'),
+  language: z
+    .string()
+    .max(100)
+    .optional()
+    .describe('BCP 47 language tag such as "en", "es" or "pt-BR"; enrollment defaults to DEFAULT_LANGUAGE.'),
   channel: z
     .string()
     .max(50)
@@ -44,7 +49,8 @@ export const enrollmentBodySchema = z
 export const updateBodySchema = z
   .object({ ...detailFields, status: participantStatusSchema.optional() })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'nothing to update: send at least one of name, gender, ethnicity, background, timezone, channel, status',
+    message:
+      'nothing to update: send at least one of name, gender, ethnicity, background, timezone, language, channel, status',
   })
   .describe('Partial update');
 
@@ -94,6 +100,7 @@ export const participantSchema = z.object({
   ethnicity: z.string(),
   background: z.string(),
   timezone: z.string(),
+  language: z.string().describe('BCP 47 language tag'),
   channel: z.string().describe('The channel the participant is reached on.'),
   status: participantStatusSchema,
   enrolled_at: z.string(),

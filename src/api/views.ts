@@ -21,6 +21,7 @@ export function participantJson(participant: Participant): ParticipantJson {
     ethnicity: participant.ethnicity,
     background: participant.background,
     timezone: participant.timezone,
+    language: participant.language ?? 'en',
     channel: participant.channel,
     status: participant.status,
     enrolled_at: participant.enrolledAt.toISOString(),

@@ -10,6 +10,8 @@ export interface OutboundPoll {
   id: string;
   question: string;
   options: string[];
+  /** The participant's language when it was sent: a channel without polls words its numbered instruction in it. */
+  language?: string;
 }
 
 /** One message to deliver. `id` is the idempotency key: a channel that accepts one must not deliver twice. */

@@ -8,6 +8,7 @@
  * delivery status and the job ends. The message goes out on the participant's channel (carried in the payload).
  */
 import { AppError, errorMessage } from '../domain/errors.ts';
+import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
@@ -21,10 +22,14 @@ import { renderPollAsText } from './poll-text.ts';
 export { DELIVER_MESSAGE_JOB };
 
 /** What the channel receives: unchanged where polls are supported, else the poll rendered as numbered text. */
-export function adaptForChannel(message: OutboundMessage, channel: Pick<Channel, 'supportsPolls'>): OutboundMessage {
+export function adaptForChannel(
+  message: OutboundMessage,
+  channel: Pick<Channel, 'supportsPolls'>,
+  messages?: MessageCatalogue,
+): OutboundMessage {
   if (message.kind !== 'poll' || !message.poll || channel.supportsPolls) return message;
   const { poll: _poll, ...rest } = message;
-  return { ...rest, kind: 'text', text: renderPollAsText(message.poll) };
+  return { ...rest, kind: 'text', text: renderPollAsText(message.poll, messages) };
 }
 
 function readPayload(job: Job): OutboundMessage {
@@ -43,6 +48,8 @@ export interface DeliveryHandlerOptions {
   log: Log;
   /** Records sent / failed statuses; without it nothing is recorded (tests of the handler alone). */
   receipts?: DeliveryReceipts;
+  /** The numbered-poll instruction in the participant's language; defaults to the built-in catalogues. */
+  messages?: MessageCatalogue;
 }
 
 function failureCode(error: unknown): string | undefined {
@@ -54,7 +61,7 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions): JobHandl
   return async (job) => {
     const queued = readPayload(job);
     const channel = channels.resolve(queued.channel);
-    const message = adaptForChannel(queued, channel);
+    const message = adaptForChannel(queued, channel, options.messages);
     const about = { outboundId: message.id, participantId: message.participantId, channel: channel.name };
     try {
       const result = await channel.send(message);

@@ -28,6 +28,8 @@ import type { PollAnswer } from '../domain/polls.ts';
 import { type ConversationFlow, LlmOutageError } from '../engine/conversation-flow.ts';
 import type { Messenger } from '../engine/messenger.ts';
 import { readValue } from '../engine/participant-data.ts';
+import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
+import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
@@ -36,7 +38,7 @@ import { createInProcessLock, type ParticipantLock } from '../store/participant-
 import type { InboundMessage, Job, Store } from '../store/store.ts';
 import type { ChannelInboundMessage } from './channel.ts';
 import type { OptOutHandler } from './opt-out.ts';
-import { matchPollOption } from './poll-text.ts';
+import { matchTypedAnswer, type OpenPoll } from './poll-answer-matching.ts';
 
 export interface InboundReceipt {
   /** The durable inbound id (the `sourceMessageId` of everything the turn causes). */
@@ -81,6 +83,8 @@ export interface InboundServiceOptions {
   metrics: Pick<Metrics, 'recordInboundMessage'>;
   /** `AUTO_ENROLL_NEW_USERS`: an unknown sender is enrolled (without the greeting) instead of refused. */
   autoEnroll: boolean;
+  /** Typed poll answers are recognised in every catalogue language; defaults to the built-in catalogues. */
+  messages?: MessageCatalogue;
   /** STOP / START handling; without it keywords are ordinary messages. */
   optOut?: OptOutHandler;
   /** The engine's participant lock (shared by every instance on PostgreSQL). Default: an in-process lock. */
@@ -136,6 +140,7 @@ export function parseRecordedPoll(id: string, content: string): LastPoll | undef
 
 export function createInboundService(options: InboundServiceOptions): InboundService {
   const { store, flow, participants, clock, newId, log, metrics } = options;
+  const messages = options.messages ?? createBuiltInMessageCatalogue();
   // The engine's lock, taken for the whole drain of a participant's messages (the flow takes it again, re-entrantly,
   // for each turn), so nothing else of this participant runs between two of their messages on any instance.
   const lock = options.lock ?? createInProcessLock();
@@ -176,12 +181,20 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     }
   }
 
-  /** Open: the poll is among the recent transcript entries and the participant has not written since. */
-  async function isPollOpen(participantId: string, poll: LastPoll): Promise<boolean> {
+  /**
+   * The polls sent since the participant last wrote, among the recent transcript entries, newest first. The last
+   * poll is read from `lastPoll` (exact options); earlier ones from their transcript entries.
+   */
+  async function openPolls(participantId: string, lastPoll: LastPoll | undefined): Promise<OpenPoll[]> {
     const recent = await store.transcript.list(participantId, { limit: OPEN_POLL_LOOKBACK_ENTRIES });
-    const pollIndex = recent.findIndex((entry) => entry.outboundId === poll.id);
-    if (pollIndex < 0) return false;
-    return !recent.slice(pollIndex + 1).some((entry) => entry.role === 'user');
+    const lastUser = recent.findLastIndex((entry) => entry.role === 'user');
+    const polls: OpenPoll[] = [];
+    for (const entry of recent.slice(lastUser + 1).reverse()) {
+      if (entry.kind !== 'poll' || !entry.outboundId) continue;
+      const poll = entry.outboundId === lastPoll?.id ? lastPoll : parseRecordedPoll(entry.outboundId, entry.content);
+      if (poll) polls.push(poll);
+    }
+    return polls;
   }
 
   /**
@@ -206,9 +219,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
       if (!poll) return answer;
       return { pollId: poll.id, question: answer.question ?? poll.question, option: answer.option };
     }
-    if (!lastPoll || !(await isPollOpen(participantId, lastPoll))) return undefined;
-    const option = matchPollOption(message.text, lastPoll.options);
-    return option === undefined ? undefined : { pollId: lastPoll.id, question: lastPoll.question, option };
+    return matchTypedAnswer(message.text, await openPolls(participantId, lastPoll), messages);
   }
 
   async function recordIgnored(inbound: InboundMessage, participant: Participant): Promise<void> {

@@ -9,12 +9,13 @@
  */
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
 import type { Messenger } from '../engine/messenger.ts';
+import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
+import type { MessageCatalogue, MessageKey } from '../i18n/message-catalogue.ts';
 import type { Log } from '../observability/log.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { InboundMessage, Store } from '../store/store.ts';
 import type { ChannelRegistry } from './channel-registry.ts';
-import { OPT_IN_CONFIRMATION, OPT_OUT_CONFIRMATION } from './channel-texts.ts';
 
 export const OPTED_OUT_EVENT = 'participant-opted-out';
 export const OPTED_IN_EVENT = 'participant-opted-in';
@@ -43,8 +44,11 @@ export function createOptOutHandler(options: {
   channels: ChannelRegistry;
   keywords: OptOutKeywords;
   log: Log;
+  /** The confirmations in the participant's language; defaults to the built-in catalogues. */
+  messages?: MessageCatalogue;
 }): OptOutHandler {
   const { store, clock, participants, messenger, channels, keywords, log } = options;
+  const messages = options.messages ?? createBuiltInMessageCatalogue();
 
   async function recordKeyword(inbound: InboundMessage, participant: Participant, type: string): Promise<void> {
     const now = clock.now();
@@ -83,8 +87,9 @@ export function createOptOutHandler(options: {
     return !withdrawnByOrganiserSince;
   }
 
-  async function confirm(participant: Participant, text: string, inbound: InboundMessage): Promise<void> {
+  async function confirm(participant: Participant, key: MessageKey, inbound: InboundMessage): Promise<void> {
     if (channels.resolve(participant.channel).confirmsOptOut) return;
+    const text = messages.t(participant.language, key);
     await messenger.send(participant.id, { type: 'text', text }, { kind: 'notice', sourceMessageId: inbound.id });
   }
 
@@ -101,7 +106,7 @@ export function createOptOutHandler(options: {
         // The event comes after the status change, so START can tell this withdrawal from a later one by the organiser.
         await participants.update(participant.id, { status: ParticipantStatus.WITHDRAWN });
         await recordKeyword(inbound, participant, OPTED_OUT_EVENT);
-        await confirm(participant, OPT_OUT_CONFIRMATION, inbound);
+        await confirm(participant, 'notice.optOut', inbound);
         log.info({ participantId: participant.id, channel: inbound.channel }, 'participant opted out');
         return true;
       }
@@ -109,7 +114,7 @@ export function createOptOutHandler(options: {
         if (!(await optedOutThemselves(participant.id))) return false;
         await recordKeyword(inbound, participant, OPTED_IN_EVENT);
         await participants.update(participant.id, { status: ParticipantStatus.ACTIVE });
-        await confirm(participant, OPT_IN_CONFIRMATION, inbound);
+        await confirm(participant, 'notice.optIn', inbound);
         log.info({ participantId: participant.id, channel: inbound.channel }, 'participant opted back in');
         return true;
       }

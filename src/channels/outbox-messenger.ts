@@ -53,7 +53,12 @@ export function createOutboxMessenger(options: {
               ...route,
               kind: 'poll',
               text: message.question,
-              poll: { id, question: message.question, options: [...message.options] },
+              poll: {
+                id,
+                question: message.question,
+                options: [...message.options],
+                ...(participant.language ? { language: participant.language } : {}),
+              },
             };
       await store.transaction(async (tx) => {
         await tx.transcript.append([

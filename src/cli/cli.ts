@@ -141,6 +141,7 @@ interface EnrollOptions {
   ethnicity?: string;
   background?: string;
   timezone?: string;
+  language?: string;
   channel?: string;
   greet: boolean;
 }
@@ -157,6 +158,7 @@ async function enrollParticipant(io: CliIo, options: EnrollOptions): Promise<voi
         ...(options.ethnicity !== undefined ? { ethnicity: options.ethnicity } : {}),
         ...(options.background !== undefined ? { background: options.background } : {}),
         ...(options.timezone !== undefined ? { timezone: options.timezone } : {}),
+        ...(options.language !== undefined ? { language: options.language } : {}),
         ...(options.channel !== undefined ? { channel: options.channel } : {}),
       },
       { greet: options.greet, source: 'cli' },
@@ -234,6 +236,7 @@ export function buildCli(io: CliIo = processIo): Command {
     .option('--ethnicity <ethnicity>')
     .option('--background <text>')
     .option('--timezone <zone>', 'IANA time zone, e.g. America/New_York')
+    .option('--language <tag>', 'BCP 47 language tag, e.g. es or pt-BR (default DEFAULT_LANGUAGE)')
     .option('--channel <name>', 'one of the enabled channels (PROMPTPIPE_CHANNEL); default the first')
     .option('--no-greet', 'do not send the greeting')
     .action((options: EnrollOptions) => enrollParticipant(io, options));

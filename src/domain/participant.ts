@@ -17,6 +17,11 @@ export interface Participant {
   background: string;
   /** IANA time zone, or empty when unknown. */
   timezone: string;
+  /**
+   * BCP 47 tag (`en`, `es`, `pt-BR`), canonical: the language of the coach and of every fixed text. Always set on
+   * participants read from the store; absent only on hand-built objects, which then speak `DEFAULT_LANGUAGE`.
+   */
+  language?: string;
   /** The channel the participant is reached on (`webhook`, `twilio`…); empty: the default channel. */
   channel: string;
   status: ParticipantStatus;

@@ -1,6 +1,10 @@
 import type { Intensity } from './profile.ts';
 
-/** The "Did you do it?" poll sent after each scheduled habit prompt. A "Done" answer counts a success. */
+/**
+ * The "Did you do it?" poll sent after each scheduled habit prompt, in the contract's English. A "Done" answer counts
+ * a success. What is sent comes from the message catalogue in the participant's language (`i18n/fixed-polls.ts`);
+ * these English constants equal `catalogues/en.json` (a test checks it).
+ */
 export const DONE_POLL = {
   question: 'Did you do it?',
   doneOption: 'Done',

@@ -2,7 +2,8 @@
  * The one place where every LLM request of a conversation turn is assembled ("one place, one time"): nothing else
  * adds, drops or reorders messages, and this is the only place a synthetic user message is ever made.
  *
- * Layout: [system prompt] [context blocks] [tone guide] [chat history] [user message] [this loop's tool exchange]
+ * Layout: [system prompt] [language instruction] [context blocks] [tone guide] [chat history] [user message]
+ *         [this loop's tool exchange]
  *
  * Guarantees of the result:
  * 1. System content only at the start, contiguous; blank blocks are left out.
@@ -16,6 +17,7 @@
 
 import { AppError } from '../domain/errors.ts';
 import type { ConversationMessage } from '../domain/history.ts';
+import { languageInstruction } from '../domain/language.ts';
 import type { ChatMessage, ToolDefinition } from '../llm/llm.ts';
 import { describeToolsForTextProtocol, type ToolProtocol, toTextProtocolMessages } from '../llm/text-tool-protocol.ts';
 import { pairToolResults } from './request-validator.ts';
@@ -34,6 +36,11 @@ export const EMPTY_USER_MESSAGE_PLACEHOLDER = '(empty message)';
 
 export interface ChatMessagesInput {
   systemPrompt: string;
+  /**
+   * The participant's language (BCP 47): any language but English adds the instruction to write in it right after
+   * the system prompt. Absent → no instruction (English).
+   */
+  language?: string | undefined;
   /** Further system blocks after the prompt: the context block, the participant background… */
   contextBlocks: readonly string[];
   /** From `buildToneGuide`; '' when no tone tag is active. */
@@ -68,7 +75,8 @@ export interface ChatMessagesInput {
 /** Blank blocks are dropped; the rest are system messages in the given order. */
 function systemMessages(input: ChatMessagesInput): ChatMessage[] {
   const toolBlock = input.toolProtocol === 'text' ? describeToolsForTextProtocol(input.tools ?? []) : '';
-  return [input.systemPrompt, ...input.contextBlocks, toolBlock, input.toneGuide]
+  const language = input.language ? languageInstruction(input.language) : '';
+  return [input.systemPrompt, language, ...input.contextBlocks, toolBlock, input.toneGuide]
     .filter((block) => block.trim() !== '')
     .map((content) => ({ role: 'system', content }));
 }

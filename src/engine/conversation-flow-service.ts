@@ -14,6 +14,8 @@ import type { ConversationMessage } from '../domain/history.ts';
 import type { Participant } from '../domain/participant.ts';
 import { formatPollAnswer } from '../domain/polls.ts';
 import { buildToneGuide } from '../domain/tone.ts';
+import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
+import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { LlmClient } from '../llm/llm.ts';
 import type { ToolProtocol } from '../llm/text-tool-protocol.ts';
 import type { Clock } from '../scheduling/clock.ts';
@@ -30,6 +32,7 @@ import type { ConversationModule } from './modules/conversation-module.ts';
 import { readData, readProfile, writeData, writeProfile } from './participant-data.ts';
 import { applyPollAnswer } from './poll-effects.ts';
 import { createRequestGuard, type RequestGuard } from './request-validator.ts';
+import { systemPromptFor } from './system-prompts.ts';
 import { runToolLoop } from './tool-loop.ts';
 import type { TurnHooks } from './turn-hooks.ts';
 import { createTurnRecorder, type ToolCallObserver } from './turn-recorder.ts';
@@ -51,6 +54,8 @@ export interface ConversationFlowDependencies {
   onToolCall?: ToolCallObserver;
   /** Checks every request before it is sent: `throw` mode in tests, `repair` (the default) in production. */
   requestGuard?: RequestGuard;
+  /** Fixed texts (fallback replies) and poll recognition in every language; defaults to the built-in catalogues. */
+  messages?: MessageCatalogue;
 }
 
 interface TurnInput {
@@ -68,6 +73,7 @@ const RESUME_LOOKBACK_ENTRIES = 50;
 export function createConversationFlow(dependencies: ConversationFlowDependencies): ConversationFlow {
   const { store, clock, lock, log } = dependencies;
   const guard = dependencies.requestGuard ?? createRequestGuard({ mode: 'repair', log });
+  const messages = dependencies.messages ?? createBuiltInMessageCatalogue();
 
   async function loadParticipant(participantId: string): Promise<Participant> {
     const participant = await store.participants.get(participantId);
@@ -110,7 +116,7 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
       ]);
       if (message.pollAnswer) {
         const profile = await readProfile(tx, message.participantId, now);
-        const effect = applyPollAnswer(profile, message.pollAnswer);
+        const effect = applyPollAnswer(profile, message.pollAnswer, messages);
         if (effect.kind !== 'none') {
           profile.updated_at = now.toISOString();
           await writeProfile(tx, message.participantId, profile, now);
@@ -203,6 +209,8 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     const contextBlocks = moduleDefinition.contextBlocks({ participant, profile, data, now });
     const toneGuide = buildToneGuide(profile.tone);
     const link = input.sourceMessageId ? { sourceMessageId: input.sourceMessageId } : {};
+    const language = participant.language ?? messages.defaultLanguage;
+    const systemPrompt = systemPromptFor(moduleDefinition.systemPrompt, moduleDefinition.languagePrompts, language);
 
     const toolProtocol = dependencies.config.toolProtocol ?? 'native';
     const tools = dependencies.registry.definitions(moduleDefinition.toolNames);
@@ -215,7 +223,8 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
       buildMessages: (loopMessages) =>
         guard(
           buildChatMessages({
-            systemPrompt: moduleDefinition.systemPrompt,
+            systemPrompt,
+            language,
             contextBlocks,
             toneGuide,
             history,
@@ -237,6 +246,11 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
       }),
       now: () => clock.now().getTime(),
       purpose: module.toLowerCase(),
+      fallbackText: {
+        emptyResponse: messages.t(language, 'reply.emptyResponse'),
+        roundsExhausted: messages.t(language, 'reply.roundsExhausted'),
+        llmUnavailable: messages.t(language, 'reply.llmUnavailable'),
+      },
     });
     if (loop.error) log.error({ participantId: participant.id, module, error: loop.error }, 'LLM call failed');
     if (loop.outcome === 'llm_error' && input.holdOnLlmError) throw new LlmOutageError(loop.error ?? 'unknown');

@@ -4,6 +4,7 @@
  */
 import { DataKey } from '../domain/data-keys.ts';
 import { errorMessage } from '../domain/errors.ts';
+import { ENGLISH } from '../domain/language.ts';
 import type { UserProfile } from '../domain/profile.ts';
 import { buildToneGuide } from '../domain/tone.ts';
 import type { LlmClient } from '../llm/llm.ts';
@@ -14,6 +15,7 @@ import type { HabitPromptGenerator, HabitPromptOutcome } from './habit-prompt-ge
 import type { Logger } from './logger.ts';
 import { readData, readProfile, writeData } from './participant-data.ts';
 import { createRequestGuard, type RequestGuard } from './request-validator.ts';
+import { type LanguagePrompts, systemPromptFor } from './system-prompts.ts';
 
 const MANDATORY_FIELDS = ['prompt_anchor', 'preferred_time'] as const;
 const RECOMMENDED_FIELDS = ['habit_domain', 'motivational_frame'] as const;
@@ -46,6 +48,10 @@ export function createHabitPromptGenerator(dependencies: {
   log: Logger;
   /** Checks every request before it is sent: `throw` mode in tests, `repair` (the default) in production. */
   requestGuard?: RequestGuard;
+  /** Per-language versions of the generator prompt (`prompts/es/prompt-generator.txt`). */
+  languagePrompts?: LanguagePrompts;
+  /** `DEFAULT_LANGUAGE`, for a participant without a recorded language (default `en`). */
+  defaultLanguage?: string;
 }): HabitPromptGenerator {
   const { store, llm, clock, systemPrompt, log } = dependencies;
   const guard = dependencies.requestGuard ?? createRequestGuard({ mode: 'repair', log });
@@ -54,6 +60,9 @@ export function createHabitPromptGenerator(dependencies: {
       const now = clock.now();
       const data = await readData(store, participantId);
       const profile = await readProfile(store, participantId, now);
+      // The prompt is written in the participant's language: the generator gets the same instruction as the coach.
+      const language =
+        (await store.participants.get(participantId))?.language ?? dependencies.defaultLanguage ?? ENGLISH;
       const missing = MANDATORY_FIELDS.filter((field) => !profile[field].trim());
       if (missing.length > 0) {
         return {
@@ -67,7 +76,8 @@ export function createHabitPromptGenerator(dependencies: {
       );
       const messages = guard(
         buildChatMessages({
-          systemPrompt,
+          systemPrompt: systemPromptFor(systemPrompt, dependencies.languagePrompts, language),
+          language,
           contextBlocks: [
             describeProfile(profile, data[DataKey.participantBackground] ?? '', options.personalizationNotes),
           ],

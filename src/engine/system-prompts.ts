@@ -1,11 +1,13 @@
 /**
  * The three system prompts. Built-in defaults live in `prompts/`; `INTAKE_BOT_PROMPT_FILE`,
  * `FEEDBACK_TRACKER_PROMPT_FILE` and `PROMPT_GENERATOR_PROMPT_FILE` override them. Read once at start-up: a missing
- * or empty override file is a start-up error, not a silent fallback.
+ * or empty override file is a start-up error, not a silent fallback. Per-language versions (`prompts/es/intake.txt`)
+ * are found beside the effective file, see `loadLanguageSystemPrompts`.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { AppError } from '../domain/errors.ts';
+import { canonicalLanguageTag, languageFallbackChain } from '../domain/language.ts';
 
 export interface SystemPrompts {
   intake: string;
@@ -40,4 +42,75 @@ export function loadSystemPrompts(overrides: {
       'PROMPT_GENERATOR_PROMPT_FILE',
     ),
   };
+}
+
+/** A prompt's text and the file it came from (the prompt version names the file). */
+export interface PromptSource {
+  text: string;
+  file: string;
+}
+
+/** Per-language versions of one prompt, by canonical language tag. */
+export type LanguagePrompts = ReadonlyMap<string, PromptSource>;
+
+export interface LanguageSystemPrompts {
+  intake: LanguagePrompts;
+  feedback: LanguagePrompts;
+  promptGenerator: LanguagePrompts;
+}
+
+/**
+ * A study's per-language prompt files: beside the effective default file `<dir>/<name>`, every `<dir>/<tag>/<name>`
+ * whose folder is a language tag (`prompts/es/intake.txt`). A language without its own file uses the default file;
+ * the context builder adds the language instruction either way. Read once at start-up; an empty file is an error.
+ */
+function findLanguagePrompts(defaultFile: string, setting: string): Map<string, PromptSource> {
+  const found = new Map<string, PromptSource>();
+  const directory = dirname(defaultFile);
+  const name = basename(defaultFile);
+  let folders: string[];
+  try {
+    folders = readdirSync(directory, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch {
+    return found;
+  }
+  for (const folder of folders) {
+    const language = canonicalLanguageTag(folder);
+    const file = join(directory, folder, name);
+    if (!language || !existsSync(file)) continue;
+    found.set(language, { text: readPrompt(file, `${setting} (${language})`), file });
+  }
+  return found;
+}
+
+export function loadLanguageSystemPrompts(overrides: {
+  intakeFile?: string | undefined;
+  feedbackFile?: string | undefined;
+  promptGeneratorFile?: string | undefined;
+}): LanguageSystemPrompts {
+  const builtIn = (name: string) => join(BUILT_IN_PROMPTS_DIRECTORY, name);
+  return {
+    intake: findLanguagePrompts(overrides.intakeFile ?? builtIn('intake.txt'), 'INTAKE_BOT_PROMPT_FILE'),
+    feedback: findLanguagePrompts(overrides.feedbackFile ?? builtIn('feedback.txt'), 'FEEDBACK_TRACKER_PROMPT_FILE'),
+    promptGenerator: findLanguagePrompts(
+      overrides.promptGeneratorFile ?? builtIn('prompt-generator.txt'),
+      'PROMPT_GENERATOR_PROMPT_FILE',
+    ),
+  };
+}
+
+/** The prompt for a language: its own file (`es-MX`, then `es`), else the default text. */
+export function systemPromptFor(
+  defaultText: string,
+  languagePrompts: LanguagePrompts | undefined,
+  language: string,
+): string {
+  if (!languagePrompts || languagePrompts.size === 0) return defaultText;
+  for (const candidate of languageFallbackChain(language)) {
+    const prompt = languagePrompts.get(candidate);
+    if (prompt) return prompt.text;
+  }
+  return defaultText;
 }

@@ -18,6 +18,7 @@ import type { TurnRecorder } from './turn-recorder.ts';
 
 export const MAX_TOOL_ROUNDS = 10;
 
+/** The English texts of the catalogue keys `reply.*`; the flow passes the participant's language (`fallbackText`). */
 export const FALLBACK_TEXT = {
   emptyResponse: "I'm here to help. Could you tell me a bit more?",
   roundsExhausted: 'Sorry, I got a bit tangled up there. Could you say that again in a few words?',
@@ -60,6 +61,8 @@ export interface ToolLoopOptions {
    * otherwise the same.
    */
   toolProtocol?: ToolProtocol;
+  /** The fallback replies in the participant's language; defaults to `FALLBACK_TEXT` (English). */
+  fallbackText?: { readonly [K in keyof typeof FALLBACK_TEXT]: string };
 }
 
 /**
@@ -88,6 +91,7 @@ function callLink(callId: number | undefined): { llmCallId?: number } {
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   const maxRounds = options.maxRounds ?? MAX_TOOL_ROUNDS;
   const protocol = options.toolProtocol ?? 'native';
+  const fallbackText = options.fallbackText ?? FALLBACK_TEXT;
   const tools = protocol === 'text' ? [] : options.registry.definitions(options.toolNames);
   const loopMessages: ChatMessage[] = [];
   const toolCalls: ExecutedToolCall[] = [];
@@ -105,7 +109,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       });
     } catch (error) {
       return {
-        content: FALLBACK_TEXT.llmUnavailable,
+        content: fallbackText.llmUnavailable,
         outcome: 'llm_error',
         rounds: round,
         toolCalls,
@@ -152,7 +156,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     if (content)
       return { content, outcome: 'content', rounds: round, toolCalls, reasoning, model, ...callLink(response.callId) };
     return {
-      content: FALLBACK_TEXT.emptyResponse,
+      content: fallbackText.emptyResponse,
       outcome: 'empty_response',
       rounds: round,
       toolCalls,
@@ -161,7 +165,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     };
   }
   return {
-    content: FALLBACK_TEXT.roundsExhausted,
+    content: fallbackText.roundsExhausted,
     outcome: 'rounds_exhausted',
     rounds: maxRounds,
     toolCalls,

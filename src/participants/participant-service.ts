@@ -11,6 +11,7 @@ import type { ConversationState } from '../domain/conversation-state.ts';
 import { DataKey, type StateData } from '../domain/data-keys.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
+import { canonicalLanguageTag, ENGLISH } from '../domain/language.ts';
 import { formatParticipantBackground, type Participant, ParticipantStatus } from '../domain/participant.ts';
 import { toE164 } from '../domain/phone.ts';
 import { parseProfile, type UserProfile } from '../domain/profile.ts';
@@ -19,6 +20,8 @@ import { appendToHistory } from '../engine/conversation-history.ts';
 import type { Messenger, SentMessage } from '../engine/messenger.ts';
 import { conversationStateOf, newFlowState, writeData } from '../engine/participant-data.ts';
 import { stateTransitionJobKey, type TransitionOutcome, transitionInTransaction } from '../engine/state-transition.ts';
+import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
+import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Log } from '../observability/log.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import { ensureDailyPromptJob, type RandomSource } from '../scheduling/daily-prompt-jobs.ts';
@@ -28,7 +31,10 @@ import { cancelAllParticipantJobs } from '../scheduling/timers/index.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import type { DeliveryRecord, Job, Store, TranscriptEntry } from '../store/store.ts';
 
-/** Sent to a participant when they are unregistered, before anything is removed. */
+/**
+ * Sent to a participant when they are unregistered, before anything is removed: the English text of the catalogue
+ * key `notice.unregistered` (the participant's language is used when sending).
+ */
 export const UNREGISTER_NOTICE =
   'You have been unregistered from this study and will not receive further messages. Thank you for taking part!';
 
@@ -40,6 +46,8 @@ export interface ParticipantDetails {
   background?: string;
   /** IANA time zone; empty clears it. */
   timezone?: string;
+  /** BCP 47 language tag (`en`, `es`, `pt-BR`); enrollment defaults it to `DEFAULT_LANGUAGE`. */
+  language?: string;
   /** One of the enabled channels (`PROMPTPIPE_CHANNEL`); the default channel when absent at enrolment. */
   channel?: string;
 }
@@ -121,6 +129,10 @@ export interface ParticipantServiceOptions {
   random?: RandomSource;
   /** Called after a job is committed (`runner.notify`), so the runner recomputes its wake-up time. */
   onJobEnqueued?: () => void;
+  /** `DEFAULT_LANGUAGE`: the language of a participant enrolled without one (default `en`). */
+  defaultLanguage?: string;
+  /** The fixed texts (the unregister notice); defaults to the built-in catalogues. */
+  messages?: MessageCatalogue;
 }
 
 const DEFAULT_HISTORY_LIMIT = 100;
@@ -128,6 +140,8 @@ const DEFAULT_HISTORY_LIMIT = 100;
 export function createParticipantService(options: ParticipantServiceOptions): ParticipantService {
   const { store, flow, messenger, lock, clock, newId, log, defaultCountry } = options;
   const random = options.random ?? Math.random;
+  const messages = options.messages ?? createBuiltInMessageCatalogue(options.defaultLanguage);
+  const defaultLanguage = canonicalLanguageTag(options.defaultLanguage ?? ENGLISH) ?? ENGLISH;
   const channelNames = options.channelNames ?? ['webhook'];
   const validChannel = (channel: string | undefined): string | undefined =>
     channel === undefined ? undefined : requireEnabledChannel(channelNames, channel);
@@ -151,9 +165,22 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
     return canonical;
   }
 
+  function validLanguage(language: string | undefined): string | undefined {
+    if (language === undefined) return undefined;
+    const canonical = canonicalLanguageTag(language);
+    if (!canonical) {
+      throw new AppError(
+        'invalid_input',
+        `language "${language}" is not a known BCP 47 language tag such as "en", "es" or "pt-BR"`,
+      );
+    }
+    return canonical;
+  }
+
   async function enroll(request: EnrollmentRequest, enrollment: EnrollmentOptions = {}): Promise<Participant> {
     const phoneNumber = toE164(request.phoneNumber, defaultCountry);
     const timezone = validTimeZone(request.timezone) ?? '';
+    const language = validLanguage(request.language) ?? defaultLanguage;
     const channel = validChannel(request.channel) ?? channelNames[0] ?? '';
     const existing = await store.participants.getByPhone(phoneNumber);
     if (existing) {
@@ -168,6 +195,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
       ethnicity: request.ethnicity?.trim() ?? '',
       background: request.background?.trim() ?? '',
       timezone,
+      language,
       channel,
       status: ParticipantStatus.ACTIVE,
       enrolledAt: now,
@@ -184,7 +212,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
       await tx.events.record({
         participantId: participant.id,
         type: 'participant-enrolled',
-        data: { source: enrollment.source ?? 'api', timezone: timezone || null, channel },
+        data: { source: enrollment.source ?? 'api', timezone: timezone || null, channel, language },
         createdAt: now,
       });
     });
@@ -202,6 +230,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
 
   async function update(participantId: string, change: ParticipantUpdate): Promise<Participant> {
     const timezone = validTimeZone(change.timezone);
+    const language = validLanguage(change.language);
     const channel = validChannel(change.channel);
     return lock.run(participantId, async () => {
       const before = await requireParticipant(participantId);
@@ -212,6 +241,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
         ...(change.ethnicity !== undefined ? { ethnicity: change.ethnicity.trim() } : {}),
         ...(change.background !== undefined ? { background: change.background.trim() } : {}),
         ...(timezone !== undefined ? { timezone } : {}),
+        ...(language !== undefined ? { language } : {}),
         ...(channel !== undefined ? { channel } : {}),
         ...(change.status !== undefined ? { status: change.status } : {}),
       };
@@ -267,14 +297,14 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
     removal: { purgeTranscript?: boolean } = {},
   ): Promise<{ purgedEntries: number }> {
     return lock.run(participantId, async () => {
-      await requireParticipant(participantId);
+      const participant = await requireParticipant(participantId);
       // Order matters: cancel first, then send. The notice's own `deliver_message` job is enqueued after the
       // cancellation, so it survives it, and jobs carry no foreign key, so it survives the participant's removal too.
       await store.transaction((tx) => cancelAllParticipantJobs(tx, participantId, clock.now()));
       try {
         await messenger.send(
           participantId,
-          { type: 'text', text: UNREGISTER_NOTICE },
+          { type: 'text', text: messages.t(participant.language, 'notice.unregistered') },
           { kind: 'notice', module: 'api' },
         );
       } catch (error) {

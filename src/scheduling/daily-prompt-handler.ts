@@ -18,12 +18,14 @@ import { DataKey } from '../domain/data-keys.ts';
 import { errorMessage } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
-import { DONE_POLL } from '../domain/polls.ts';
 import type { UserProfile } from '../domain/profile.ts';
 import { appendToHistory } from '../engine/conversation-history.ts';
 import type { HabitPromptGenerator } from '../engine/habit-prompt-generator.ts';
 import type { Messenger, Outgoing, SendOptions } from '../engine/messenger.ts';
 import { readProfile, writeData, writeProfile } from '../engine/participant-data.ts';
+import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
+import { donePoll } from '../i18n/fixed-polls.ts';
+import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Job, Store, StoreRepositories } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import {
@@ -86,15 +88,27 @@ export interface DailyPromptHandlerOptions {
   deliveryGuard?: PromptDeliveryGuard;
   /** Called after the next occurrence is committed (`runner.notify`). */
   onJobEnqueued?: () => void;
+  /** The Done poll and the fallback prompt in the participant's language; defaults to the built-in catalogues. */
+  messages?: MessageCatalogue;
 }
 
-/** What goes out when the generator fails: plain, built from the anchor when there is one. */
-export function fallbackPrompt(profile: Pick<UserProfile, 'prompt_anchor' | 'habit_domain'>): string {
-  const habit = profile.habit_domain.trim() ? `your ${profile.habit_domain.trim()} habit` : 'your habit';
+/**
+ * What goes out when the generator fails: plain, built from the anchor when there is one, in the participant's
+ * language (English by default).
+ */
+export function fallbackPrompt(
+  profile: Pick<UserProfile, 'prompt_anchor' | 'habit_domain'>,
+  language?: string,
+  messages: MessageCatalogue = createBuiltInMessageCatalogue(),
+): string {
+  const domain = profile.habit_domain.trim();
+  const habit = domain
+    ? messages.t(language, 'dailyPrompt.fallbackNamedHabit', { domain })
+    : messages.t(language, 'dailyPrompt.fallbackHabit');
   const anchor = profile.prompt_anchor.trim();
   return anchor
-    ? `Time for ${habit}: right after ${anchor}, take one small step today. Even a tiny version counts!`
-    : `Time for ${habit}! Take one small step today. Even a tiny version counts!`;
+    ? messages.t(language, 'dailyPrompt.fallbackWithAnchor', { habit, anchor })
+    : messages.t(language, 'dailyPrompt.fallback', { habit });
 }
 
 type Precondition =
@@ -104,6 +118,7 @@ type Precondition =
 export function createDailyPromptHandler(options: DailyPromptHandlerOptions): JobHandler {
   const { store, clock, messenger, promptGenerator, newId, config, log } = options;
   const random = options.random ?? Math.random;
+  const messages = options.messages ?? createBuiltInMessageCatalogue();
 
   async function checkPrecondition(job: Job): Promise<Precondition> {
     const payload = parseDailyPromptPayload(job.payload);
@@ -161,7 +176,8 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
     log.info({ participantId: participant.id, reason, nextPromptAt: armed.job.runAt.toISOString() }, 'prompt skipped');
   }
 
-  async function generatePrompt(participantId: string): Promise<{ prompt: string; fallback: boolean }> {
+  async function generatePrompt(participant: Participant): Promise<{ prompt: string; fallback: boolean }> {
+    const participantId = participant.id;
     let failure: { error: string; missing: string[] };
     try {
       const outcome = await promptGenerator.generate(participantId, { deliveryMode: 'scheduled' });
@@ -179,7 +195,7 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
       createdAt: now,
     });
     log.warn({ participantId, error: failure.error }, 'habit prompt generation failed; sending the fallback prompt');
-    return { prompt: fallbackPrompt(profile), fallback: true };
+    return { prompt: fallbackPrompt(profile, participant.language, messages), fallback: true };
   }
 
   return async function handleDailyPrompt(job: Job): Promise<void> {
@@ -204,12 +220,12 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
       }
     }
 
-    const { prompt, fallback } = await generatePrompt(participant.id);
+    const { prompt, fallback } = await generatePrompt(participant);
     await messenger.send(participant.id, { type: 'text', text: prompt }, { kind: 'proactive', module: 'scheduler' });
     const sentAt = clock.now();
     await messenger.send(
       participant.id,
-      { type: 'poll', question: DONE_POLL.question, options: [...DONE_POLL.options] },
+      { type: 'poll', ...donePoll(messages, participant.language) },
       { kind: 'poll', module: 'scheduler' },
     );
 

@@ -58,7 +58,9 @@ export interface ParticipantRepository {
   update(
     id: string,
     patch: Partial<
-      Pick<Participant, 'name' | 'gender' | 'ethnicity' | 'background' | 'timezone' | 'status' | 'channel'>
+      Pick<Participant, 'name' | 'gender' | 'ethnicity' | 'background' | 'timezone' | 'status' | 'channel'> & {
+        language: string;
+      }
     > & {
       updatedAt: Date;
     },

@@ -36,6 +36,7 @@ describe('POST /conversation/participants', () => {
       ethnicity: '',
       background: 'College student',
       timezone: 'America/New_York',
+      language: 'en',
       channel: 'webhook',
       status: 'active',
       enrolled_at: '2026-03-02T14:00:00.000Z',

@@ -25,6 +25,7 @@ function makeParticipant(overrides: Partial<Participant> = {}): Participant {
     ethnicity: 'n/a',
     background: 'Engineer',
     timezone: 'Europe/London',
+    language: 'en',
     channel: '',
     status: 'active',
     enrolledAt: at(0),
@@ -153,6 +154,20 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(
           await store.participants.update('participant_unknown', { name: 'x', updatedAt: at(30) }),
         ).toBeUndefined();
+      });
+
+      it('stores the language, defaults it to en when absent, and updates it', async () => {
+        await store.participants.create(makeParticipant({ language: 'pt-BR' }));
+        expect((await store.participants.get('participant_1'))?.language).toBe('pt-BR');
+        const { language: _language, ...withoutLanguage } = makeParticipant({
+          id: 'participant_2',
+          phoneNumber: '+15550000002',
+        });
+        await store.participants.create(withoutLanguage);
+        expect((await store.participants.get('participant_2'))?.language).toBe('en');
+        const updated = await store.participants.update('participant_2', { language: 'es', updatedAt: at(5) });
+        expect(updated?.language).toBe('es');
+        expect((await store.participants.getByPhone('+15550000002'))?.language).toBe('es');
       });
 
       it('deletes a participant with its flow state but keeps its transcript', async () => {

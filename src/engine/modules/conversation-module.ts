@@ -6,6 +6,7 @@ import type { ConversationState } from '../../domain/conversation-state.ts';
 import type { StateData } from '../../domain/data-keys.ts';
 import type { Participant } from '../../domain/participant.ts';
 import type { UserProfile } from '../../domain/profile.ts';
+import type { LanguagePrompts } from '../system-prompts.ts';
 
 export interface ModuleContextInput {
   participant: Participant;
@@ -18,6 +19,8 @@ export interface ConversationModule {
   readonly state: ConversationState;
   readonly toolNames: readonly string[];
   readonly systemPrompt: string;
+  /** Per-language versions of the system prompt (`prompts/es/intake.txt`); others use `systemPrompt`. */
+  readonly languagePrompts?: LanguagePrompts;
   /** The module's context blocks, sent as system content after the system prompt. */
   contextBlocks(input: ModuleContextInput): string[];
 }

@@ -1,6 +1,7 @@
 import { ConversationState } from '../../domain/conversation-state.ts';
 import { DataKey, type StateData } from '../../domain/data-keys.ts';
 import type { UserProfile } from '../../domain/profile.ts';
+import type { LanguagePrompts } from '../system-prompts.ts';
 import { backgroundBlock, type ConversationModule, describeNow } from './conversation-module.ts';
 
 export const FEEDBACK_TOOLS = ['transition_state', 'save_user_profile', 'scheduler'] as const;
@@ -25,11 +26,12 @@ export function describeFeedbackContext(profile: UserProfile, data: StateData): 
   return lines.join('\n');
 }
 
-export function createFeedbackModule(systemPrompt: string): ConversationModule {
+export function createFeedbackModule(systemPrompt: string, languagePrompts?: LanguagePrompts): ConversationModule {
   return {
     state: ConversationState.FEEDBACK,
     toolNames: FEEDBACK_TOOLS,
     systemPrompt,
+    ...(languagePrompts ? { languagePrompts } : {}),
     contextBlocks: ({ participant, profile, data, now }) => [
       `${describeFeedbackContext(profile, data)}\n${describeNow(participant, now)}`,
       ...backgroundBlock(data[DataKey.participantBackground]),

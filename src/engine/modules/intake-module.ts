@@ -1,6 +1,7 @@
 import { ConversationState } from '../../domain/conversation-state.ts';
 import { DataKey } from '../../domain/data-keys.ts';
 import type { UserProfile } from '../../domain/profile.ts';
+import type { LanguagePrompts } from '../system-prompts.ts';
 import { backgroundBlock, type ConversationModule, describeNow } from './conversation-module.ts';
 
 export const INTAKE_TOOLS = ['save_user_profile', 'scheduler', 'generate_habit_prompt', 'transition_state'] as const;
@@ -29,11 +30,12 @@ export function describeIntakeStatus(profile: UserProfile): string {
   return lines.join('\n');
 }
 
-export function createIntakeModule(systemPrompt: string): ConversationModule {
+export function createIntakeModule(systemPrompt: string, languagePrompts?: LanguagePrompts): ConversationModule {
   return {
     state: ConversationState.INTAKE,
     toolNames: INTAKE_TOOLS,
     systemPrompt,
+    ...(languagePrompts ? { languagePrompts } : {}),
     contextBlocks: ({ participant, profile, data, now }) => [
       `${describeIntakeStatus(profile)}\n${describeNow(participant, now)}`,
       ...backgroundBlock(data[DataKey.participantBackground]),

@@ -10,6 +10,7 @@
 import { DataKey, type StateData } from '../../domain/data-keys.ts';
 import { appendToHistory } from '../../engine/conversation-history.ts';
 import { readData, writeData } from '../../engine/participant-data.ts';
+import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
 import type { Job, StoreRepositories } from '../../store/store.ts';
 import type { DeferredSend } from './deferred-sends.ts';
 import { recordProactiveSent, shouldSendNudge } from './engagement-guard.ts';
@@ -17,6 +18,7 @@ import { recordTimerSkipped, runTimerJob } from './run-timer-job.ts';
 import type { TimerConfig, TimerDependencies } from './timer-dependencies.ts';
 import { cancelTimerJob, enqueueTimerJob, TIMER_ID_DATA_KEY, TimerJobKind } from './timer-jobs.ts';
 
+/** The English text of the catalogue key `dailyPrompt.reminder` (sent in the participant's language). */
 export const DAILY_PROMPT_REMINDER_MESSAGE =
   "Friendly check-in: we haven't heard back after today's habit prompt. Reply with a quick update when you're ready!";
 
@@ -120,6 +122,7 @@ function isExpectedPrompt(data: StateData, job: Job): boolean {
 
 /** The `daily_prompt_reminder` job handler. */
 export function createDailyPromptReminderHandler(dependencies: TimerDependencies): (job: Job) => Promise<void> {
+  const messages = dependencies.messages ?? createBuiltInMessageCatalogue();
   return (job) =>
     runTimerJob(
       dependencies,
@@ -141,16 +144,17 @@ export function createDailyPromptReminderHandler(dependencies: TimerDependencies
         }
         await writeData(tx, participantId, { ...cleared, [DataKey.dailyPromptReminderSentAt]: now.toISOString() }, now);
         await recordProactiveSent(tx, participantId, now, dependencies.config);
+        const text = messages.t(participant.language, 'dailyPrompt.reminder');
         // The model must see the reminder to make sense of the reply it prompts.
         await appendToHistory(
           tx,
           participantId,
-          [{ role: 'assistant', content: DAILY_PROMPT_REMINDER_MESSAGE, timestamp: now.toISOString() }],
+          [{ role: 'assistant', content: text, timestamp: now.toISOString() }],
           now,
         );
         const send: DeferredSend = {
           participantId,
-          message: { type: 'text', text: DAILY_PROMPT_REMINDER_MESSAGE },
+          message: { type: 'text', text },
           options: { kind: 'proactive', module: 'scheduler' },
         };
         return [send];

@@ -9,6 +9,8 @@ import { FeedbackState } from '../../domain/conversation-state.ts';
 import { DataKey } from '../../domain/data-keys.ts';
 import { appendToHistory } from '../../engine/conversation-history.ts';
 import { writeData } from '../../engine/participant-data.ts';
+import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
+import type { MessageKey } from '../../i18n/message-catalogue.ts';
 import type { Job, StoreRepositories } from '../../store/store.ts';
 import type { DeferredSend } from './deferred-sends.ts';
 import { recordProactiveSent, shouldSendNudge } from './engagement-guard.ts';
@@ -16,6 +18,7 @@ import { recordTimerSkipped, runTimerJob, type TimerJobContext } from './run-tim
 import type { TimerConfig, TimerDependencies } from './timer-dependencies.ts';
 import { cancelTimerJob, enqueueTimerJob, TIMER_ID_DATA_KEY, TimerJobKind } from './timer-jobs.ts';
 
+/** English texts of the catalogue keys `feedback.initialNudge` and `feedback.followupNudge`. */
 export const FEEDBACK_INITIAL_NUDGE =
   'How did it go with the habit we talked about? Reply with a quick update whenever you can.';
 export const FEEDBACK_FOLLOWUP_NUDGE =
@@ -71,10 +74,11 @@ async function decideNudge(
   tx: StoreRepositories,
   context: TimerJobContext,
   kind: typeof TimerJobKind.FEEDBACK_TIMEOUT | typeof TimerJobKind.FEEDBACK_FOLLOWUP,
-  text: string,
+  textKey: MessageKey,
   dependencies: TimerDependencies,
 ): Promise<DeferredSend[]> {
   const { participant, data, now, job } = context;
+  const text = (dependencies.messages ?? createBuiltInMessageCatalogue()).t(participant.language, textKey);
   const participantId = participant.id;
   await writeData(tx, participantId, { [TIMER_ID_DATA_KEY[kind]]: '' }, now);
   if (data[DataKey.feedbackState] === FeedbackState.COMPLETED) return [];
@@ -91,7 +95,13 @@ async function decideNudge(
 export function createFeedbackTimeoutHandler(dependencies: TimerDependencies): (job: Job) => Promise<void> {
   return (job) =>
     runTimerJob(dependencies, job, TIMER_ID_DATA_KEY[TimerJobKind.FEEDBACK_TIMEOUT], async (tx, context) => {
-      const sends = await decideNudge(tx, context, TimerJobKind.FEEDBACK_TIMEOUT, FEEDBACK_INITIAL_NUDGE, dependencies);
+      const sends = await decideNudge(
+        tx,
+        context,
+        TimerJobKind.FEEDBACK_TIMEOUT,
+        'feedback.initialNudge',
+        dependencies,
+      );
       if (sends.length === 0) return sends;
       const { participant, now } = context;
       await writeData(tx, participant.id, { [DataKey.feedbackState]: FeedbackState.FOLLOWUP_SENT }, now);
@@ -113,6 +123,6 @@ export function createFeedbackTimeoutHandler(dependencies: TimerDependencies): (
 export function createFeedbackFollowupHandler(dependencies: TimerDependencies): (job: Job) => Promise<void> {
   return (job) =>
     runTimerJob(dependencies, job, TIMER_ID_DATA_KEY[TimerJobKind.FEEDBACK_FOLLOWUP], (tx, context) =>
-      decideNudge(tx, context, TimerJobKind.FEEDBACK_FOLLOWUP, FEEDBACK_FOLLOWUP_NUDGE, dependencies),
+      decideNudge(tx, context, TimerJobKind.FEEDBACK_FOLLOWUP, 'feedback.followupNudge', dependencies),
     );
 }

@@ -111,7 +111,12 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
       if (config.autoFeedbackAfterPromptEnabled) {
         await scheduleAutoFeedbackEnforcement(tx, { participantId: participant.id, sentAt, now }, { newId });
       }
-      const poll = await checkIntensityPoll(tx, { participant, promptSentAt: sentAt, now });
+      const poll = await checkIntensityPoll(tx, {
+        participant,
+        promptSentAt: sentAt,
+        now,
+        ...(options.messages ? { messages: options.messages } : {}),
+      });
       return poll ? [poll] : [];
     },
     async deliveryGuard(repositories, { participant }) {

@@ -1,12 +1,14 @@
 /**
  * The intensity poll (scenario 8): right after a scheduled prompt, at most once per participant-local calendar day,
- * "How's the intensity?" with options by the current intensity, as its own poll message. The answer comes back as
+ * "How's the intensity?" with options by the current intensity (in the participant's language), as its own poll message. The answer comes back as
  * a structured poll answer and is applied by the conversation engine.
  */
 import { DataKey } from '../../domain/data-keys.ts';
 import type { Participant } from '../../domain/participant.ts';
-import { INTENSITY_POLL_QUESTION, intensityPollOptions } from '../../domain/polls.ts';
 import { readData, readProfile, writeData } from '../../engine/participant-data.ts';
+import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
+import { intensityPoll } from '../../i18n/fixed-polls.ts';
+import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
 import type { StoreRepositories } from '../../store/store.ts';
 import { parseScheduleRegistry } from '../schedule-registry.ts';
 import { canonicalTimeZone, localDateOf } from '../schedule-time.ts';
@@ -33,7 +35,7 @@ export function participantTimeZone(
  */
 export async function checkIntensityPoll(
   tx: StoreRepositories,
-  request: { participant: Participant; promptSentAt: Date; now: Date },
+  request: { participant: Participant; promptSentAt: Date; now: Date; messages?: MessageCatalogue },
 ): Promise<DeferredSend | undefined> {
   const { participant, now } = request;
   const data = await readData(tx, participant.id);
@@ -43,7 +45,10 @@ export async function checkIntensityPoll(
   await writeData(tx, participant.id, { [DataKey.lastIntensityPromptDate]: day }, now);
   return {
     participantId: participant.id,
-    message: { type: 'poll', question: INTENSITY_POLL_QUESTION, options: intensityPollOptions(profile.intensity) },
+    message: {
+      type: 'poll',
+      ...intensityPoll(request.messages ?? createBuiltInMessageCatalogue(), participant.language, profile.intensity),
+    },
     options: { kind: 'poll', module: 'scheduler' },
   };
 }

@@ -4,6 +4,7 @@
 import type { Config } from '../../config.ts';
 import type { NewId } from '../../domain/ids.ts';
 import type { Messenger } from '../../engine/messenger.ts';
+import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import type { SchedulingLog } from '../scheduling-log.ts';
@@ -36,4 +37,6 @@ export interface TimerDependencies {
   messenger: Messenger;
   config: TimerConfig;
   log: SchedulingLog;
+  /** The reminder, nudges and intensity poll in the participant's language; defaults to the built-in catalogues. */
+  messages?: MessageCatalogue;
 }

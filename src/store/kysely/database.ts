@@ -23,6 +23,8 @@ export interface ParticipantsTable {
   ethnicity: string;
   background: string;
   timezone: string;
+  /** Added by migration 007; `en` for participants enrolled before it. */
+  language: ColumnType<string, string | undefined, string>;
   channel: Generated<string>;
   status: string;
   enrolled_at: TimestampColumn;

@@ -59,6 +59,7 @@ export function createParticipantRepository(db: Kysely<Database>): ParticipantRe
       if (patch.ethnicity !== undefined) changes.ethnicity = patch.ethnicity;
       if (patch.background !== undefined) changes.background = patch.background;
       if (patch.timezone !== undefined) changes.timezone = patch.timezone;
+      if (patch.language !== undefined) changes.language = patch.language;
       if (patch.status !== undefined) changes.status = patch.status;
       if (patch.channel !== undefined) changes.channel = patch.channel;
       const row = await db
@@ -93,6 +94,7 @@ function toParticipantRow(participant: Participant): Insertable<ParticipantsTabl
     ethnicity: participant.ethnicity,
     background: participant.background,
     timezone: participant.timezone,
+    ...(participant.language !== undefined ? { language: participant.language } : {}),
     channel: participant.channel,
     status: participant.status,
     enrolled_at: toTimestamp(participant.enrolledAt),
@@ -110,6 +112,7 @@ export function toParticipant(row: Selectable<ParticipantsTable>): Participant {
     ethnicity: row.ethnicity,
     background: row.background,
     timezone: row.timezone,
+    language: row.language,
     channel: row.channel,
     status: row.status as ParticipantStatus,
     enrolledAt: fromTimestamp(row.enrolled_at),

@@ -5,6 +5,7 @@ import * as channels from './002-channels.ts';
 import * as researchData from './003-research-data.ts';
 import * as scaleOut from './005-scale-out.ts';
 import * as whatsappWeb from './006-whatsapp-web.ts';
+import * as language from './007-language.ts';
 import * as webChat from './008-webchat.ts';
 import * as jobIndexes from './010-job-indexes.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
@@ -20,6 +21,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '003-research-data': { up: (db) => researchData.up(db, dialect) },
     '005-scale-out': { up: (db) => scaleOut.up(db, dialect) },
     '006-whatsapp-web': { up: (db) => whatsappWeb.up(db, dialect) },
+    '007-language': { up: (db) => language.up(db) },
     '008-webchat': { up: (db) => webChat.up(db, dialect) },
     '010-job-indexes': { up: (db) => jobIndexes.up(db) },
   };

@@ -1,0 +1,53 @@
+/**
+ * Typed answers to polls (channels without native polls, or a participant who simply types): which open poll a
+ * reply answers, and with which option. Open polls are the ones sent since the participant last wrote (the Done poll
+ * is followed by the intensity poll on a prompt day, and either may be answered first).
+ *
+ * 1. A number ("2", "2.") designates an option of the newest open poll only: numbers are ambiguous across polls.
+ * 2. An option's exact text (case and trailing punctuation aside), of any open poll, newest first.
+ * 3. For PromptPipe's own polls, an option's text in any catalogue language ("Hecho" to a Done poll sent in
+ *    English after the participant switched to Spanish), mapped to the option as it was sent.
+ * Anything else is free text for the model: a poll answer is never guessed out of a sentence.
+ */
+import type { PollAnswer } from '../domain/polls.ts';
+import { fixedOptionOf, fixedPollOf } from '../i18n/fixed-polls.ts';
+import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
+import { matchPollOption } from './poll-text.ts';
+
+export interface OpenPoll {
+  id: string;
+  question: string;
+  options: string[];
+}
+
+function translatedOption(reply: string, poll: OpenPoll, messages: MessageCatalogue): string | undefined {
+  const kind = fixedPollOf(messages, poll.question);
+  if (!kind) return undefined;
+  const key = fixedOptionOf(messages, kind, reply, { exact: false });
+  if (!key) return undefined;
+  return poll.options.find((option) => fixedOptionOf(messages, kind, option, { exact: true }) === key);
+}
+
+/** `openPolls` newest first. */
+export function matchTypedAnswer(
+  reply: string,
+  openPolls: readonly OpenPoll[],
+  messages: MessageCatalogue,
+): PollAnswer | undefined {
+  const [newest] = openPolls;
+  if (!newest) return undefined;
+  const answer = (poll: OpenPoll, option: string): PollAnswer => ({ pollId: poll.id, question: poll.question, option });
+  if (/^\s*\d{1,2}[.)]?\s*$/.test(reply)) {
+    const option = matchPollOption(reply, newest.options);
+    return option === undefined ? undefined : answer(newest, option);
+  }
+  for (const poll of openPolls) {
+    const option = matchPollOption(reply, poll.options);
+    if (option !== undefined) return answer(poll, option);
+  }
+  for (const poll of openPolls) {
+    const option = translatedOption(reply, poll, messages);
+    if (option !== undefined) return answer(poll, option);
+  }
+  return undefined;
+}
