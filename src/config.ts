@@ -8,7 +8,6 @@ import { parse as parseDotenv } from 'dotenv';
 import { parseDuration } from './domain/duration.ts';
 import { AppError } from './domain/errors.ts';
 import { canonicalLanguageTag } from './domain/language.ts';
-import { DEFAULT_LLM_OUTAGE_NOTICE } from './llm/participant-texts.ts';
 import { TOOL_PROTOCOLS, ToolProtocol } from './llm/text-tool-protocol.ts';
 
 export interface Config {
@@ -38,8 +37,11 @@ export interface Config {
     extraBody: Record<string, unknown> | undefined;
     /** `LLM_OUTAGE_RETRY_FOR`: how long a turn whose model call failed is retried before its message fails. */
     outageRetryForMs: number;
-    /** `LLM_OUTAGE_NOTICE`: the one message per outage; '' = no notice. */
-    outageNotice: string;
+    /**
+     * `LLM_OUTAGE_NOTICE`: the one message per outage, the same in every language; '' = no notice; unset = the
+     * catalogue's `reply.outageNotice` in the participant's language.
+     */
+    outageNotice: string | undefined;
     /** `LLM_CIRCUIT_BREAKER_THRESHOLD`: consecutive failed calls that open the breaker. */
     circuitBreakerThreshold: number;
     /** `LLM_CIRCUIT_BREAKER_COOLDOWN`: how long an open breaker refuses calls before letting one through. */
@@ -235,6 +237,11 @@ class ConfigReader {
     return value === undefined ? fallback : value.trim();
   }
 
+  /** The raw text (trimmed), '' when set blank, undefined only when the variable is absent. */
+  optionalText(name: string): string | undefined {
+    return this.env[name]?.trim();
+  }
+
   /** A JSON object, or undefined when unset; anything else is a start-up problem naming the variable. */
   jsonObject(name: string): Record<string, unknown> | undefined {
     const value = this.string(name);
@@ -346,7 +353,7 @@ export function loadConfig(env: Environment): Config {
         : undefined,
       extraBody: read.jsonObject('LLM_EXTRA_BODY'),
       outageRetryForMs: read.duration('LLM_OUTAGE_RETRY_FOR', '1h'),
-      outageNotice: read.text('LLM_OUTAGE_NOTICE', DEFAULT_LLM_OUTAGE_NOTICE),
+      outageNotice: read.optionalText('LLM_OUTAGE_NOTICE'),
       circuitBreakerThreshold: read.number(
         'LLM_CIRCUIT_BREAKER_THRESHOLD',
         5,

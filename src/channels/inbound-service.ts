@@ -101,8 +101,8 @@ export interface LlmOutageOptions {
   messenger: Pick<Messenger, 'send'>;
   /** `LLM_OUTAGE_RETRY_FOR`: how long after the first failure the message is retried. */
   retryForMs: number;
-  /** `LLM_OUTAGE_NOTICE`: '' sends none. */
-  notice: string;
+  /** The notice for this participant (`LLM_OUTAGE_NOTICE`, else the catalogue in their language); '' sends none. */
+  notice: (participant: Participant) => string;
   /** Wakes the job runner after a retry is enqueued. */
   notify?: () => void;
   /** Metrics: a message held, answered after an outage, or given up. */
@@ -270,7 +270,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
   }
 
   /** The first failure of an outage: schedule the retry and send the one notice. */
-  async function beginOutage(inbound: InboundMessage, error: string): Promise<void> {
+  async function beginOutage(inbound: InboundMessage, participant: Participant, error: string): Promise<void> {
     const outage = options.outage;
     if (!outage) return;
     options.outage?.onOutage?.('held');
@@ -285,10 +285,11 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
       createdAt: now,
     });
     log.warn({ inboundId: inbound.id, participantId: inbound.participantId, error }, 'model unavailable: message held');
-    if (outage.notice) {
+    const notice = outage.notice(participant);
+    if (notice) {
       await outage.messenger.send(
         inbound.participantId,
-        { type: 'text', text: outage.notice },
+        { type: 'text', text: notice },
         { kind: 'notice', sourceMessageId: inbound.id },
       );
     }
@@ -296,8 +297,9 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
 
   /** 'llm_down': the model call failed and the message is still pending. */
   async function process(inbound: InboundMessage, retrying = false): Promise<'done' | 'llm_down'> {
+    let participant: Participant | undefined;
     try {
-      const participant = await store.participants.get(inbound.participantId);
+      participant = await store.participants.get(inbound.participantId);
       if (!participant) {
         log.warn({ inboundId: inbound.id, participantId: inbound.participantId }, 'participant gone: message dropped');
         await store.inbound.markProcessed(inbound.id, clock.now());
@@ -336,9 +338,9 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
       if (alreadyRecorded) options.outage?.onOutage?.('recovered');
       return 'done';
     } catch (error) {
-      if (error instanceof LlmOutageError && options.outage) {
+      if (error instanceof LlmOutageError && options.outage && participant) {
         if (!retrying) {
-          await beginOutage(inbound, errorMessage(error)).catch((outageError: unknown) =>
+          await beginOutage(inbound, participant, errorMessage(error)).catch((outageError: unknown) =>
             log.error({ inboundId: inbound.id, error: errorMessage(outageError) }, 'scheduling an outage retry failed'),
           );
         }

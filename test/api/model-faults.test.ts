@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { FALLBACK_TEXT } from '../../src/engine/tool-loop.ts';
-import { DEFAULT_LLM_OUTAGE_NOTICE } from '../../src/llm/participant-texts.ts';
+import { createBuiltInMessageCatalogue } from '../../src/i18n/built-in-catalogues.ts';
 import { type Application, createApplication } from '../../src/main.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
@@ -116,7 +116,7 @@ async function expectSurvived(participantId: string, answer: string): Promise<vo
 /** What every outage case checks: the notice, the message kept and pending, the error visible, the server up. */
 async function expectHeld(participantId: string, error: string): Promise<void> {
   const current = app as Application;
-  await waitUntil('the outage notice', () => deliveredTexts().includes(DEFAULT_LLM_OUTAGE_NOTICE));
+  await waitUntil('the outage notice', () => deliveredTexts().includes(createBuiltInMessageCatalogue().t('en', 'reply.outageNotice')));
   const transcript = await current.store.transcript.list(participantId);
   expect(transcript.filter((entry) => entry.role === 'user').map((entry) => entry.content)).toEqual(['trigger']);
   expect(transcript.some((entry) => entry.kind === 'reply')).toBe(false);

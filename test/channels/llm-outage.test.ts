@@ -12,7 +12,7 @@ import {
 } from '../../src/channels/inbound-service.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
-import { DEFAULT_LLM_OUTAGE_NOTICE } from '../../src/llm/participant-texts.ts';
+import { createBuiltInMessageCatalogue } from '../../src/i18n/built-in-catalogues.ts';
 import { silentLog } from '../../src/observability/log.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import type { JobRunner } from '../../src/scheduling/job-runner.ts';
@@ -21,6 +21,9 @@ import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import { createEngineHarness, type EngineHarness } from '../support/engine-harness.ts';
 
 const MINUTE = 60_000;
+const messages = createBuiltInMessageCatalogue();
+/** The notice as the composition root builds it: LLM_OUTAGE_NOTICE when set, else the catalogue. */
+const DEFAULT_LLM_OUTAGE_NOTICE = messages.t('en', 'reply.outageNotice');
 
 interface OutageRig {
   harness: EngineHarness;
@@ -41,9 +44,12 @@ afterEach(async () => {
   rig = undefined;
 });
 
-async function createRig(options: { retryForMs?: number; notice?: string } = {}): Promise<OutageRig> {
+async function createRig(
+  options: { retryForMs?: number; notice?: string; language?: string } = {},
+): Promise<OutageRig> {
   const model = { down: false };
   const harness = await createEngineHarness({
+    ...(options.language ? { participant: { language: options.language } } : {}),
     script: (request) => {
       if (model.down) return { error: new AppError('llm_error', 'LLM request failed with status 503: overloaded') };
       const last = request.messages.at(-1)?.content ?? '';
@@ -68,7 +74,7 @@ async function createRig(options: { retryForMs?: number; notice?: string } = {})
       outage: {
         messenger: harness.messenger,
         retryForMs: options.retryForMs ?? 60 * MINUTE,
-        notice: options.notice ?? DEFAULT_LLM_OUTAGE_NOTICE,
+        notice: (participant) => options.notice ?? messages.t(participant.language, 'reply.outageNotice'),
         onOutage: (outcome) => metrics.recordLlmOutage?.(outcome),
       },
     });
@@ -203,5 +209,21 @@ describe('model outages lose nothing', () => {
     rig.model.down = false;
     await rig.advanceMinutes(1);
     expect(rig.harness.messenger.textsFor(rig.harness.participant.id)).toEqual(['reply to hi']);
+  });
+
+  it("sends the notice in the participant's language from the catalogue (issue 15)", async () => {
+    rig = await createRig({ language: 'es' });
+    rig.model.down = true;
+    await rig.receive('hola', 'm1');
+    const spanish = messages.t('es', 'reply.outageNotice');
+    expect(spanish).not.toBe(DEFAULT_LLM_OUTAGE_NOTICE);
+    expect(rig.harness.messenger.textsFor(rig.harness.participant.id)).toEqual([spanish]);
+  });
+
+  it('LLM_OUTAGE_NOTICE, when set, overrides the catalogue in every language', async () => {
+    rig = await createRig({ language: 'es', notice: 'Back soon.' });
+    rig.model.down = true;
+    await rig.receive('hola', 'm1');
+    expect(rig.harness.messenger.textsFor(rig.harness.participant.id)).toEqual(['Back soon.']);
   });
 });

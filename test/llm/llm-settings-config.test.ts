@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { DEFAULT_LLM_OUTAGE_NOTICE } from '../../src/llm/participant-texts.ts';
 
 describe('LLM settings (issue 10)', () => {
-  it('defaults: native protocol, temperature 0.1, no max tokens or extra body, 1h outage retry, the default notice', () => {
+  it('defaults: native protocol, temperature 0.1, no max tokens or extra body, 1h outage retry, the notice from the catalogue', () => {
     const { llm } = loadConfig({});
     expect(llm).toMatchObject({
       toolProtocol: 'native',
@@ -11,7 +10,7 @@ describe('LLM settings (issue 10)', () => {
       maxTokens: undefined,
       extraBody: undefined,
       outageRetryForMs: 3_600_000,
-      outageNotice: DEFAULT_LLM_OUTAGE_NOTICE,
+      outageNotice: undefined,
       circuitBreakerThreshold: 5,
       circuitBreakerCooldownMs: 30_000,
     });
