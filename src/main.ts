@@ -547,8 +547,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
           outage: {
             messenger,
             retryForMs: config.llm.outageRetryForMs,
-            notice: (participant) =>
-              config.llm.outageNotice ?? messages.t(participant.language, 'reply.outageNotice'),
+            notice: (participant) => config.llm.outageNotice ?? messages.t(participant.language, 'reply.outageNotice'),
             notify: notifyRunner,
             onOutage: (outcome) => metrics.recordLlmOutage?.(outcome),
           },

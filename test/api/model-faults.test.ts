@@ -116,7 +116,9 @@ async function expectSurvived(participantId: string, answer: string): Promise<vo
 /** What every outage case checks: the notice, the message kept and pending, the error visible, the server up. */
 async function expectHeld(participantId: string, error: string): Promise<void> {
   const current = app as Application;
-  await waitUntil('the outage notice', () => deliveredTexts().includes(createBuiltInMessageCatalogue().t('en', 'reply.outageNotice')));
+  await waitUntil('the outage notice', () =>
+    deliveredTexts().includes(createBuiltInMessageCatalogue().t('en', 'reply.outageNotice')),
+  );
   const transcript = await current.store.transcript.list(participantId);
   expect(transcript.filter((entry) => entry.role === 'user').map((entry) => entry.content)).toEqual(['trigger']);
   expect(transcript.some((entry) => entry.kind === 'reply')).toBe(false);
