@@ -53,6 +53,8 @@ describe('GET /export/<table>.csv|.jsonl', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0].phone_number).toMatch(/^pn_[0-9a-f]{16}$/);
     expect(rows[0].name).toBe('');
+    expect(rows[0].language).toBe(ada?.language);
+    expect(rows[0].language).toMatch(/^[a-z]{2}/);
     const since = await started.app.server.inject({
       method: 'GET',
       url: '/export/events.jsonl?since=2030-01-01',

@@ -97,6 +97,26 @@ describe('POST /conversation/participants/import', () => {
     expect(await started.app.store.participants.count()).toBe(1);
   });
 
+  it("takes each row's language (canonical BCP 47), defaults an empty one, refuses an unknown tag (issue 15)", async () => {
+    const bad = await importCsv('phone_number,language\n+15550100001,es\n+15550100002,klingonese\n');
+    expect(bad.status).toBe(400);
+    expect(bad.body.result.errors).toEqual([
+      {
+        row: 2,
+        field: 'language',
+        problem: expect.stringContaining('"klingonese" is not a known BCP 47 language tag'),
+      },
+    ]);
+    expect(await started.app.store.participants.count()).toBe(0);
+
+    const { status } = await importCsv('phone_number,language\n+15550100001,es\n+15550100002,PT-br\n+15550100003,\n');
+    expect(status).toBe(200);
+    const languageOf = async (phone: string) => (await started.app.store.participants.getByPhone(phone))?.language;
+    expect(await languageOf('+15550100001')).toBe('es');
+    expect(await languageOf('+15550100002')).toBe('pt-BR');
+    expect(await languageOf('+15550100003')).toBe('en');
+  });
+
   it('dry run validates without enrolling', async () => {
     const { status, body } = await importCsv(GOOD, '?dry_run=true');
     expect(status).toBe(200);

@@ -14,6 +14,7 @@ export const IMPORT_COLUMNS = [
   'background',
   'timezone',
   'channel',
+  'language',
 ] as const;
 export type ImportColumn = (typeof IMPORT_COLUMNS)[number];
 

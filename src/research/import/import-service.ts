@@ -96,6 +96,7 @@ export function createImportService(options: {
               background: row.background,
               timezone: row.timezone,
               ...(row.channel === undefined ? {} : { channel: row.channel }),
+              ...(row.language === undefined ? {} : { language: row.language }),
             },
             { greet: false, source: 'import' },
           );

@@ -2,6 +2,7 @@
  * Validates every row of a bulk enrolment before anything is enrolled: per-row errors (row number, field, problem),
  * duplicates inside the file, and the numbers already enrolled (skipped, not errors, so a re-run is harmless).
  */
+import { canonicalLanguageTag } from '../../domain/language.ts';
 import { toE164 } from '../../domain/phone.ts';
 import { canonicalTimeZone } from '../../scheduling/schedule-time.ts';
 import type { ImportRow } from './import-input.ts';
@@ -21,6 +22,8 @@ export interface ValidImportRow {
   background: string;
   timezone: string;
   channel: string | undefined;
+  /** Canonical BCP 47 tag; undefined = the study's `DEFAULT_LANGUAGE`. */
+  language: string | undefined;
 }
 
 export interface SkippedImportRow {
@@ -83,6 +86,15 @@ export async function validateImport(
         problem: `unknown channel "${channel}" (known: ${options.channels.join(', ')})`,
       });
     }
+    const rawLanguage = fields.language?.trim() ?? '';
+    const language = rawLanguage === '' ? undefined : canonicalLanguageTag(rawLanguage);
+    if (rawLanguage !== '' && language === undefined) {
+      rowErrors.push({
+        row,
+        field: 'language',
+        problem: `"${rawLanguage}" is not a known BCP 47 language tag such as "en", "es" or "pt-BR"`,
+      });
+    }
     if (phoneNumber) {
       const first = firstRowOf.get(phoneNumber);
       if (first !== undefined) {
@@ -109,6 +121,7 @@ export async function validateImport(
       background: fields.background?.trim() ?? '',
       timezone: timezone ?? '',
       channel,
+      language,
     });
   }
   return { valid, skipped, errors };
