@@ -603,6 +603,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       apiToken: config.api.token,
       store,
       participants,
+      imports,
       clock,
       runner,
       channelNames: channels.names,

@@ -2,6 +2,7 @@
 import type { Participant } from '../domain/participant.ts';
 import { PARTICIPANT_STATUSES } from '../domain/participant.ts';
 import type { ParticipantStateView } from '../participants/participant-service.ts';
+import { IMPORT_COLUMNS } from '../research/import/import-input.ts';
 import type { RosterRow, StoredEvent, TranscriptEntry } from '../store/store.ts';
 import { html, type SafeHtml } from './html.ts';
 import { dashboardEntry } from './transcript-view.ts';
@@ -94,7 +95,7 @@ export function participantsPage(
     const counts = profileCounts(row.userProfile);
     const participant = row.participant;
     return html`<tr><td><a href="/dashboard/participants/${participant.id}">${participant.name || participant.id}</a><br><small>${participant.phoneNumber}</small></td>
-<td>${participant.status}${row.idle ? ' · idle' : ''}</td><td>${row.conversationState ?? '—'}</td><td>${participant.channel || context.channels[0]}</td>
+<td>${participant.status}${row.idle ? ' · idle' : ''}</td><td>${row.conversationState ?? '—'}</td><td>${participant.channel || context.channels[0]}</td><td class="language">${participant.language ?? '—'}</td>
 <td>${localTime(row.nextPromptAt, participant.timezone)}</td>
 <td>${row.lastMessage ? html`<span class="clip">${row.lastMessage.content}</span><br><small>${row.lastMessage.at.toISOString().slice(0, 16).replace('T', ' ')} UTC</small>` : '—'}</td>
 <td>${row.promptsSent} / ${row.pollsAnswered} / <span class="success-count">${counts.success}</span></td></tr>`;
@@ -113,7 +114,7 @@ export function participantsPage(
 <label>Channel <select name="channel">${option('', 'any', query.channel)}${context.channels.map((channel) => option(channel, channel, query.channel))}</select></label>
 <button type="submit">Filter</button></form>
 <p>${result.total} participant(s)</p>
-<div class="table-wrap"><table><thead><tr><th scope="col">Participant</th><th scope="col">Status</th><th scope="col">Sub-state</th><th scope="col">Channel</th><th scope="col">Next prompt (local)</th><th scope="col">Last message</th><th scope="col">Sent / answered / done</th></tr></thead>
+<div class="table-wrap"><table><thead><tr><th scope="col">Participant</th><th scope="col">Status</th><th scope="col">Sub-state</th><th scope="col">Channel</th><th scope="col">Language</th><th scope="col">Next prompt (local)</th><th scope="col">Last message</th><th scope="col">Sent / answered / done</th></tr></thead>
 <tbody>${rows}</tbody></table></div>
 <nav aria-label="Pages" class="pager">${query.page > 1 ? html`<a href="${link(query.page - 1)}">Previous</a>` : ''} Page ${query.page} of ${pages} ${query.page < pages ? html`<a href="${link(query.page + 1)}">Next</a>` : ''}</nav>`,
   );
@@ -143,6 +144,7 @@ export function participantPage(
 <div class="card"><h2>Participant</h2><dl>
 <dt>Phone</dt><dd>${participant.phoneNumber}</dd><dt>Channel</dt><dd>${participant.channel || context.channels[0]}</dd><dt>Status</dt><dd id="participant-status">${participant.status}</dd>
 <dt>Sub-state</dt><dd id="sub-state">${state.conversationState}</dd><dt>Time zone</dt><dd>${participant.timezone || '—'}</dd>
+<dt>Language</dt><dd id="participant-language">${participant.language ?? '—'}</dd>
 <dt>Success count</dt><dd id="success-count">${profile?.success_count ?? 0}</dd><dt>Prompts sent</dt><dd>${profile?.total_prompts ?? 0}</dd>
 ${data.chatPath ? html`<dt>Web chat link</dt><dd><a id="chat-link" href="${data.chatPath}">${data.chatPath}</a> ${action('chat-link', 'Revoke and issue a new link')}</dd>` : ''}
 </dl></div>
@@ -184,12 +186,14 @@ export function enrollPage(context: PageContext, error?: string): string {
 <label for="name">Name</label><input id="name" name="name">
 <label for="timezone">Time zone (IANA)</label><input id="timezone" name="timezone" placeholder="America/Toronto">
 <label for="background">Background</label><input id="background" name="background">
+<label for="language">Language (BCP 47, e.g. en, es, pt-BR; empty = the study default)</label><input id="language" name="language" placeholder="en">
 <label for="channel">Channel</label><select id="channel" name="channel">${context.channels.map((channel) => html`<option value="${channel}">${channel}</option>`)}</select>
 <button type="submit">Enroll</button></form>
 <form method="post" action="/dashboard/enroll/csv" class="card">${csrfField(context)}
-<h2>Enroll many (CSV)</h2><p>Header line: <code>phone_number,name,timezone,background</code>.</p>
+<h2>Enroll many (CSV)</h2><p>Header line with any of <code>${IMPORT_COLUMNS.join(',')}</code> (<code>phone_number</code> required). Every row is checked first; nothing is enrolled while a row is invalid unless you tick "partial". Greetings are paced (<code>ENROLL_GREETING_RATE</code>).</p>
 <label for="csv-file">CSV file</label><input id="csv-file" type="file" accept=".csv,text/csv" data-fills="csv">
-<label for="csv">CSV text</label><textarea id="csv" name="csv" rows="6"></textarea><button type="submit">Enroll all</button></form>`,
+<label for="csv">CSV text</label><textarea id="csv" name="csv" rows="6"></textarea>
+<label><input type="checkbox" name="partial" value="true"> Partial: enroll the valid rows even if others are invalid</label><button type="submit">Enroll all</button></form>`,
   );
 }
 

@@ -9,6 +9,9 @@ import { ConversationState } from '../domain/conversation-state.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
+import { readCsvImport } from '../research/import/import-input.ts';
+import { type ImportService, importSummary } from '../research/import/import-service.ts';
+import { computeStudyStats } from '../research/stats/study-stats.ts';
 import { type Clock, isManualClock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { Store } from '../store/store.ts';
@@ -37,6 +40,8 @@ export interface DashboardOptions {
   apiToken: string | undefined;
   store: Store;
   participants: ParticipantService;
+  /** Bulk enrolment: the same validation, pacing and report as the API and the CLI. */
+  imports: ImportService;
   clock: Clock;
   runner: Pick<JobRunner, 'advanceTo'> | undefined;
   /** The enabled channels, the default first. */
@@ -308,6 +313,8 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
             ...(form.name ? { name: form.name } : {}),
             ...(form.timezone ? { timezone: form.timezone } : {}),
             ...(form.background ? { background: form.background } : {}),
+            ...(form.language ? { language: form.language } : {}),
+            ...(form.channel ? { channel: form.channel } : {}),
           },
           { source: 'dashboard' },
         );
@@ -318,31 +325,18 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       '/dashboard/enroll/csv',
       publicRoute,
       action(async (form) => {
-        const lines = (form.csv ?? '').split(/\r?\n/).filter((line) => line.trim());
-        const header = (lines.shift() ?? '').split(',').map((cell) => cell.trim());
-        if (!header.includes('phone_number'))
-          throw new AppError('invalid_input', 'the CSV needs a phone_number column');
-        let enrolled = 0;
-        const failures: string[] = [];
-        for (const [index, line] of lines.entries()) {
-          const cells = line.split(',');
-          const value = (name: string) => cells[header.indexOf(name)]?.trim() ?? '';
-          try {
-            await participants.enroll(
-              {
-                phoneNumber: value('phone_number'),
-                name: value('name'),
-                timezone: value('timezone'),
-                background: value('background'),
-              },
-              { source: 'dashboard-csv' },
-            );
-            enrolled += 1;
-          } catch (error) {
-            failures.push(`line ${index + 2}: ${errorMessage(error)}`);
-          }
-        }
-        const summary = `Enrolled ${enrolled}; ${failures.length} failed${failures.length ? `: ${failures.slice(0, 5).join('; ')}` : ''}`;
+        const text = form.csv ?? '';
+        if (!text.trim()) throw new AppError('invalid_input', 'choose a CSV file or paste its text first');
+        const rows = readCsvImport(new TextEncoder().encode(text));
+        const outcome = await options.imports.run(rows, { partial: form.partial === 'true' });
+        const problems = outcome.errors
+          .slice(0, 10)
+          .map((error) => `row ${error.row} ${error.field}: ${error.problem}`)
+          .join('; ');
+        const more = outcome.errors.length > 10 ? ` (and ${outcome.errors.length - 10} more)` : '';
+        const summary = `${importSummary(outcome)}${problems ? `. ${problems}${more}` : ''}`;
+        // Nothing enrolled because rows are invalid: an error page, so nothing looks done.
+        if (!outcome.applied && outcome.errors.length > 0) throw new AppError('invalid_input', summary);
         return `/dashboard?flash=${encodeURIComponent(summary)}`;
       }),
     );
@@ -362,22 +356,49 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
           value: (await store.roster.page({ subState: state, limit: 0, offset: 0 })).total,
         })),
       );
-      const perDay = async (type: string) => {
-        const days = new Map<string, number>();
-        for (const event of await store.events.list({ type })) {
-          const day = event.createdAt.toISOString().slice(0, 10);
-          days.set(day, (days.get(day) ?? 0) + 1);
-        }
-        return [...days].slice(-14).map(([label, value]) => ({ label, value }));
-      };
+      const stats = await computeStudyStats(store, { from: undefined, to: undefined });
+      const days = stats.days.slice(-14);
+      const perDay = (figure: (day: (typeof days)[number]) => number | null) =>
+        days.map((day) => ({ label: day.date, value: figure(day) ?? 0 }));
       return sendPage(
         reply,
         overviewPage(page, [
           barChart('Participants by status', byStatus),
           barChart('Participants by sub-state', bySubState),
-          barChart('Prompts sent per day (UTC)', await perDay('prompt-sent')),
-          barChart('Poll answers per day (UTC)', await perDay('poll-answered')),
-          barChart('Failed jobs per day (UTC)', await perDay('job-failed')),
+          barChart(
+            'Prompts sent per day (UTC)',
+            perDay((day) => day.prompts_sent),
+          ),
+          barChart(
+            'Prompts answered per day (UTC)',
+            perDay((day) => day.prompts_answered),
+          ),
+          barChart(
+            'Done per day (UTC)',
+            perDay((day) => day.done),
+          ),
+          barChart(
+            'Median reply latency per day (minutes)',
+            perDay((day) =>
+              day.median_reply_latency_seconds === null ? null : Math.round(day.median_reply_latency_seconds / 60),
+            ),
+          ),
+          barChart(
+            'LLM calls per day (UTC)',
+            perDay((day) => day.llm_calls),
+          ),
+          barChart(
+            'LLM tokens per day (UTC)',
+            perDay((day) => day.llm_total_tokens),
+          ),
+          barChart(
+            'LLM errors per day (UTC)',
+            perDay((day) => day.llm_errors),
+          ),
+          barChart(
+            'Failed deliveries per day (UTC)',
+            perDay((day) => day.failed_deliveries),
+          ),
         ]),
       );
     });

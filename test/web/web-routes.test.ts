@@ -111,6 +111,102 @@ describe('dashboard sign-in and CSRF', () => {
   });
 });
 
+async function signedInSession(): Promise<{ cookie: string; csrf: string }> {
+  const signedIn = await app.server.inject({
+    method: 'POST',
+    url: '/dashboard/login',
+    payload: `token=${TOKEN}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  const cookie = cookieOf(signedIn.headers['set-cookie']);
+  const page = await app.server.inject({ method: 'GET', url: '/dashboard/enroll', headers: { cookie } });
+  return { cookie, csrf: csrfOf(page.body) };
+}
+
+describe('dashboard enrolment and overview', () => {
+  it('CSV upload reuses the bulk import: every row checked, nothing enrolled on an error unless partial', async () => {
+    app = await startApp({ PROMPTPIPE_API_TOKEN: TOKEN, ENROLL_GREETING_RATE: '2' });
+    const { cookie, csrf } = await signedInSession();
+    const upload = (csv: string, partial = false) =>
+      app.server.inject({
+        method: 'POST',
+        url: '/dashboard/enroll/csv',
+        payload: new URLSearchParams({ _csrf: csrf, csv, ...(partial ? { partial: 'true' } : {}) }).toString(),
+        headers: {
+          cookie,
+          host: 'localhost',
+          origin: 'http://localhost',
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+      });
+    const csv = 'phone_number,name,language\n+15550100001,Ana,es\n+15550100002,Bad,xx-nope\n+15550100003,Cy,\n';
+    const refused = await upload(csv);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('nothing enrolled');
+    expect(refused.body).toContain('row 2 language');
+    expect(await app.store.participants.count()).toBe(0);
+
+    const wrongColumns = await upload('phone,name\n+15550100001,Ana\n');
+    expect(wrongColumns.statusCode).toBe(400);
+    expect(wrongColumns.body).toContain('phone_number column is missing');
+
+    const partial = await upload(csv, true);
+    expect(partial.statusCode).toBe(303);
+    expect(decodeURIComponent(String(partial.headers.location))).toContain(
+      '2 enrolled, 0 skipped (already enrolled), 1 error(s)',
+    );
+    expect((await app.store.participants.getByPhone('+15550100001'))?.language).toBe('es');
+    // Greetings are paced through the durable jobs, exactly like the API import.
+    const greetings = (await app.store.research.jobsPage({}, undefined, 100)).filter(
+      (job) => job.kind === 'enroll_greeting',
+    );
+    expect(greetings).toHaveLength(2);
+
+    const again = await upload(csv, true);
+    expect(decodeURIComponent(String(again.headers.location))).toContain('0 enrolled, 2 skipped (already enrolled)');
+    const roster = await app.server.inject({ method: 'GET', url: '/dashboard', headers: { cookie } });
+    expect(roster.body).toContain('<th scope="col">Language</th>');
+    expect(roster.body).toContain('<td class="language">es</td>');
+  });
+
+  it('the overview charts prompts, answers, Done, latency, LLM calls, tokens, errors and failed deliveries', async () => {
+    app = await startApp({ PROMPTPIPE_API_TOKEN: TOKEN });
+    const { cookie } = await signedInSession();
+    const call = { purpose: 'intake', model: 'm', providerHost: 'h', latencyMs: 5 };
+    const day1 = new Date('2026-03-01T10:00:00Z');
+    const day2 = new Date('2026-03-02T10:00:00Z');
+    await app.store.llmCalls.record({ ...call, outcome: 'success', totalTokens: 1200, createdAt: day1 });
+    await app.store.llmCalls.record({ ...call, outcome: 'success', totalTokens: 300, createdAt: day2 });
+    await app.store.llmCalls.record({ ...call, outcome: 'llm_error', createdAt: day2 });
+    const page = await app.server.inject({ method: 'GET', url: '/dashboard/overview', headers: { cookie } });
+    expect(page.statusCode).toBe(200);
+    for (const title of [
+      'Participants by status',
+      'Prompts sent per day (UTC)',
+      'Prompts answered per day (UTC)',
+      'Done per day (UTC)',
+      'Median reply latency per day (minutes)',
+      'LLM calls per day (UTC)',
+      'LLM tokens per day (UTC)',
+      'LLM errors per day (UTC)',
+      'Failed deliveries per day (UTC)',
+    ]) {
+      expect(page.body).toContain(`aria-label="${title}"`);
+    }
+    /** The bars of one chart: label → value. */
+    const bars = (title: string) => {
+      const chart = page.body.split(`aria-label="${title}"`)[1]?.split('</svg>')[0] ?? '';
+      const texts = [...chart.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((match) => match[1]);
+      const pairs: Record<string, string> = {};
+      for (let index = 0; index + 1 < texts.length; index += 2) pairs[texts[index] ?? ''] = texts[index + 1] ?? '';
+      return pairs;
+    };
+    expect(bars('LLM calls per day (UTC)')).toEqual({ '2026-03-01': '1', '2026-03-02': '2' });
+    expect(bars('LLM tokens per day (UTC)')).toEqual({ '2026-03-01': '1200', '2026-03-02': '300' });
+    expect(bars('LLM errors per day (UTC)')).toEqual({ '2026-03-01': '0', '2026-03-02': '1' });
+  });
+});
+
 describe('web chat routes', () => {
   it('returns chat_url at enrolment, shows one participant only, validates input, and revokes links', async () => {
     app = await startApp({ PROMPTPIPE_API_TOKEN: TOKEN, PROMPTPIPE_CHANNEL: 'webchat,webhook' });
