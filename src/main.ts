@@ -70,7 +70,7 @@ import {
 } from './research/broadcasts/broadcast-service.ts';
 import { createGreetingHandler, ENROLL_GREETING_JOB } from './research/import/greeting-jobs.ts';
 import { createImportService, type ImportService } from './research/import/import-service.ts';
-import { type PromptSource, promptSources } from './research/provenance/prompt-version.ts';
+import { languagePromptSources, type PromptSource, promptSources } from './research/provenance/prompt-version.ts';
 import { createProvenanceLlm, providerHostOf } from './research/provenance/provenance-llm.ts';
 import { recordStartup } from './research/provenance/startup-record.ts';
 import { type Clock, createManualClock, isManualClock, systemClock } from './scheduling/clock.ts';
@@ -345,11 +345,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const messenger = createOutboxMessenger({ store, clock, newId, onEnqueued: notifyRunner });
 
   const prompts = loadSystemPrompts(config.prompts);
-  const promptFiles: PromptSource[] = promptSources([
-    { path: config.prompts.intakeFile ?? 'intake.txt', text: prompts.intake },
-    { path: config.prompts.feedbackFile ?? 'feedback.txt', text: prompts.feedback },
-    { path: config.prompts.promptGeneratorFile ?? 'prompt-generator.txt', text: prompts.promptGenerator },
-  ]);
+  const languagePrompts = loadLanguageSystemPrompts(config.prompts);
+  const promptFiles: PromptSource[] = [
+    ...promptSources([
+      { path: config.prompts.intakeFile ?? 'intake.txt', text: prompts.intake },
+      { path: config.prompts.feedbackFile ?? 'feedback.txt', text: prompts.feedback },
+      { path: config.prompts.promptGeneratorFile ?? 'prompt-generator.txt', text: prompts.promptGenerator },
+    ]),
+    ...languagePromptSources([languagePrompts.intake, languagePrompts.feedback, languagePrompts.promptGenerator]),
+  ];
   // Metered inside the limit: latency measures the provider, not the queue for a slot. Provenance (llm_calls) too.
   // The breaker outside the limit: while the model is failing, refused calls do not queue for a slot.
   const llm = createCircuitBreakerLlm({
@@ -373,7 +377,6 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     now: () => clock.now(),
   });
   const messages = loadMessageCatalogue({ ...config.language, log });
-  const languagePrompts = loadLanguageSystemPrompts(config.prompts);
   const generator = createHabitPromptGenerator({
     store,
     llm,

@@ -21,6 +21,21 @@ export function promptSources(prompts: readonly { path: string; text: string }[]
   return prompts.map((prompt) => ({ file: basename(prompt.path), text: prompt.text }));
 }
 
+/**
+ * A study's per-language prompt files as provenance sources, named `<language>/<file>` (`es/intake.txt`), so the
+ * start-up record lists their versions and each LLM call names the file its system message used.
+ */
+export function languagePromptSources(
+  byLanguage: Iterable<ReadonlyMap<string, { file: string; text: string }>>,
+): PromptSource[] {
+  const sources: PromptSource[] = [];
+  for (const prompts of byLanguage) {
+    for (const [language, prompt] of prompts)
+      sources.push({ file: `${language}/${basename(prompt.file)}`, text: prompt.text });
+  }
+  return sources;
+}
+
 /** The file whose text the system message contains (the longest match wins), or undefined. */
 export function promptFileOf(systemText: string, sources: readonly PromptSource[]): string | undefined {
   let best: PromptSource | undefined;
