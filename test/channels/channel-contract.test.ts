@@ -1,5 +1,6 @@
 /** The channel contract (channel-contract.ts) against every adapter, each wired to a local fake of its provider. */
 import { PassThrough } from 'node:stream';
+import { expect, vi } from 'vitest';
 import { createConsoleChannel } from '../../src/channels/console/console-channel.ts';
 import { createDeliveryReceipts } from '../../src/channels/delivery-receipts.ts';
 import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
@@ -11,12 +12,15 @@ import { signBody } from '../../src/channels/webhook/webhook-signature.ts';
 import { createWhatsAppCloudChannel } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
 import { signWhatsAppBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-signature.ts';
 import { createWhatsAppCloudRoutes } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
+import { FakeWhatsApp } from '../../src/channels/whatsapp-web/fake-whatsapp-socket.ts';
+import { phoneToJid } from '../../src/channels/whatsapp-web/whatsapp-jid.ts';
 import { silentLog } from '../../src/observability/log.ts';
 import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
 import { startFakeTwilioApi } from '../support/fake-twilio-api.ts';
 import { startFakeWhatsAppCloudApi, whatsappWebhookBody } from '../support/fake-whatsapp-cloud-api.ts';
 import { startHttpReceiver } from '../support/http-receiver.ts';
 import { describeChannelContract } from './channel-contract.ts';
+import { linkFakeAccount, startChannel } from './whatsapp-web/whatsapp-web-harness.ts';
 
 const noMetrics = { recordDeliveryStatus: () => {} };
 
@@ -268,3 +272,68 @@ describeChannelContract('twilio', async () => {
     },
   };
 });
+
+describeChannelContract(
+  'whatsapp-web',
+  async () => {
+    const harness = await createApiHarness();
+    const whatsapp = new FakeWhatsApp();
+    await linkFakeAccount(harness.store, whatsapp);
+    const channel = startChannel(harness.store, whatsapp);
+    channel.attachInbound(harness.inbound);
+    channel.attachReceipts(
+      createDeliveryReceipts({ store: harness.store, clock: harness.clock, metrics: noMetrics, log: silentLog }),
+    );
+    await channel.start?.();
+    await vi.waitFor(() => expect(channel.connectionState()).toBe('open'), { timeout: 5_000 });
+    // The linked-device socket has no webhook: the fake phone emits Baileys-shaped events, and the "status" of the
+    // provider's request is whether the channel handed the event on without an error.
+    const handled = async (emit: () => void): Promise<number> => {
+      emit();
+      await channel.idle();
+      return 200;
+    };
+    return {
+      channel,
+      delivered: () =>
+        whatsapp.sent.map(({ jid, content }) => ({
+          to: `+${jid.split('@')[0]}`,
+          text: 'text' in content ? content.text : content.poll.name,
+          ...('poll' in content ? { options: content.poll.values } : {}),
+        })),
+      failNext: () => {
+        whatsapp.failNextSend = true;
+      },
+      inbound: {
+        harness,
+        postText: (from, text, id) => handled(() => whatsapp.receiveText(from, text, id)),
+        // A real WhatsApp poll: sent first (its secret stored), then the phone's encrypted vote for the option.
+        postPollAnswer: async (from, pollId, _index, option, id) => {
+          const participant = await harness.participants.findByPhone(from);
+          const sent = await channel.send({
+            id: pollId,
+            participantId: participant?.id ?? '',
+            to: from,
+            kind: 'poll',
+            text: 'Did you do it?',
+            poll: { id: pollId, question: 'Did you do it?', options: [option, 'Next time'] },
+          });
+          return handled(() =>
+            whatsapp.vote({ pollId: sent.providerMessageId ?? '', voterJid: phoneToJid(from), options: [option], id }),
+          );
+        },
+        postReceipt: (providerMessageId) => handled(() => whatsapp.receipt(providerMessageId, 3)),
+      },
+      close: async () => {
+        await channel.stop?.();
+        await harness.close();
+      },
+    };
+  },
+  {
+    'bad signature':
+      'no webhook to sign: the linked-device connection is authenticated and end-to-end encrypted by WhatsApp itself',
+    'permanent failure':
+      'WhatsApp Web refuses no send permanently (a number without WhatsApp is accepted and never delivered); every failure is retried',
+  },
+);
