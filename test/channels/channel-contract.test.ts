@@ -7,6 +7,7 @@ import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { createTwilioChannel } from '../../src/channels/twilio/twilio-channel.ts';
 import { signTwilioRequest } from '../../src/channels/twilio/twilio-signature.ts';
 import { createTwilioRoutes } from '../../src/channels/twilio/twilio-webhook-route.ts';
+import { createWebChatChannel } from '../../src/channels/web-chat/web-chat-channel.ts';
 import { createWebhookChannel } from '../../src/channels/webhook/webhook-channel.ts';
 import { signBody } from '../../src/channels/webhook/webhook-signature.ts';
 import { createWhatsAppCloudChannel } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
@@ -14,7 +15,11 @@ import { signWhatsAppBody } from '../../src/channels/whatsapp-cloud/whatsapp-clo
 import { createWhatsAppCloudRoutes } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
 import { FakeWhatsApp } from '../../src/channels/whatsapp-web/fake-whatsapp-socket.ts';
 import { phoneToJid } from '../../src/channels/whatsapp-web/whatsapp-jid.ts';
+import { AppError } from '../../src/domain/errors.ts';
 import { silentLog } from '../../src/observability/log.ts';
+import { createChatRoutes } from '../../src/web/chat-routes.ts';
+import { createLiveTranscripts } from '../../src/web/live-transcript.ts';
+import { createWebChatLinks, type WebChatLinks } from '../../src/web/web-chat-links.ts';
 import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
 import { startFakeTwilioApi } from '../support/fake-twilio-api.ts';
 import { startFakeWhatsAppCloudApi, whatsappWebhookBody } from '../support/fake-whatsapp-cloud-api.ts';
@@ -335,5 +340,60 @@ describeChannelContract(
       'no webhook to sign: the linked-device connection is authenticated and end-to-end encrypted by WhatsApp itself',
     'permanent failure':
       'WhatsApp Web refuses no send permanently (a number without WhatsApp is accepted and never delivered); every failure is retried',
+  },
+);
+
+describeChannelContract(
+  'webchat',
+  async () => {
+    const links: { current?: WebChatLinks } = {};
+    const harness = await createApiHarness({
+      extraChannelRoutes: ({ inbound, store, clock }) => {
+        links.current = createWebChatLinks({ store, clock });
+        return [
+          createChatRoutes({
+            store,
+            participants: {
+              get: async (id) => {
+                const participant = await store.participants.get(id);
+                if (!participant) throw new AppError('not_found', `participant ${id} not found`);
+                return participant;
+              },
+            },
+            inbound,
+            links: links.current,
+            live: createLiveTranscripts,
+          }),
+        ];
+      },
+    });
+    /** Posts to the participant's private chat link, as the page's script does. */
+    const post = async (from: string, body: Record<string, string>): Promise<number> => {
+      const participant = await harness.participants.findByPhone(from);
+      const path = await (links.current as WebChatLinks).pathFor(participant?.id ?? '');
+      const response = await harness.call('POST', `${path}/messages`, body);
+      return response.statusCode;
+    };
+    return {
+      channel: createWebChatChannel(),
+      delivered: () => [],
+      inbound: {
+        harness,
+        postText: (from, text) => post(from, { text }),
+        postPollAnswer: (from, pollId, _index, option) => post(from, { poll_id: pollId, option }),
+        postReceipt: async () => 0,
+      },
+      close: () => harness.close(),
+    };
+  },
+  {
+    'send text':
+      'pull-based: the outbox has written the transcript entry the page streams; send only acknowledges (browser test)',
+    'send poll': 'pull-based: the poll is the transcript entry the page shows as buttons (browser test)',
+    'duplicate inbound': 'a web-chat post carries no provider message id: each post is a new message',
+    'bad signature': 'the credential is the private link: an unknown or revoked token is a 404 (web-routes.test.ts)',
+    receipt: 'committing the transcript entry is the delivery: there are no receipts',
+    'permanent failure': 'send only acknowledges: nothing can refuse it',
+    'retryable failure': 'send only acknowledges: nothing can fail transiently',
   },
 );
