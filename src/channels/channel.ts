@@ -6,6 +6,8 @@
  * a web chat.
  */
 
+import type { PollAnswer } from '../domain/polls.ts';
+
 export interface OutboundPoll {
   id: string;
   question: string;
@@ -90,5 +92,5 @@ export interface ChannelInboundMessage {
   text: string;
   providerMessageId?: string;
   timestamp?: Date;
-  pollAnswer?: { pollId?: string; question?: string; option: string };
+  pollAnswer?: PollAnswer;
 }

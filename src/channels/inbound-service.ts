@@ -217,7 +217,9 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
       const answer = message.pollAnswer;
       const poll = answer.pollId === undefined ? lastPoll : await findPoll(participantId, answer.pollId, lastPoll);
       if (!poll) return answer;
-      return { pollId: poll.id, question: answer.question ?? poll.question, option: answer.option };
+      // A reply id names the option by position: the poll's own words, even when the provider shortened the title.
+      const byIndex = answer.optionIndex === undefined ? undefined : poll.options[answer.optionIndex];
+      return { pollId: poll.id, question: answer.question ?? poll.question, option: byIndex ?? answer.option };
     }
     return matchTypedAnswer(message.text, await openPolls(participantId, lastPoll), messages);
   }

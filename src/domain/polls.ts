@@ -29,6 +29,11 @@ export interface PollAnswer {
   /** The question, when known (channels resolve it from the poll id). */
   question?: string;
   option: string;
+  /**
+   * The option's position (0-based) in the poll, when the channel's answer carries it (WhatsApp Cloud reply ids):
+   * with the poll id it recovers the full option when the provider only echoes a shortened title.
+   */
+  optionIndex?: number;
 }
 
 /** How a poll answer reaches the model: `Q: Did you do it? A: Done`. */

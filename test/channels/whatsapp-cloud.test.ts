@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Channel, type OutboundMessage, PermanentDeliveryError } from '../../src/channels/channel.ts';
 import { createDeliveryReceipts } from '../../src/channels/delivery-receipts.ts';
+import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { createWhatsAppCloudChannel } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
+import { pollBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-messages.ts';
 import { signWhatsAppBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-signature.ts';
 import { createWhatsAppCloudRoutes } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
 import { silentLog } from '../../src/observability/log.ts';
@@ -240,6 +242,48 @@ describe('WhatsApp Cloud webhook', () => {
     expect(h.flow.messages.map((received) => received.text)).toEqual(['Done', '[image]']);
     const recorded = await h.store.inbound.get('in_2');
     expect(recorded?.pollAnswer).toMatchObject({ option: 'Done' });
+  });
+
+  it('maps a button reply whose title WhatsApp shortened back to the full option by its reply id', async () => {
+    const h = await webhookHarness();
+    const ada = await h.enroll('+15551230001');
+    const options = ['Keep the current intensity', 'Make it a little harder'];
+    const messenger = createOutboxMessenger({ store: h.store, clock: h.clock, newId: () => 'poll_long' });
+    await messenger.send(
+      ada.id,
+      { type: 'poll', question: "How's the intensity?", options },
+      { kind: 'poll', module: 'scheduler' },
+    );
+    // What the buttons carried: ids `<poll>:<index>`, titles cut to 20 characters.
+    const buttons = pollBody({
+      id: 'poll_long',
+      participantId: ada.id,
+      to: '+15551230001',
+      kind: 'poll',
+      text: "How's the intensity?",
+      poll: { id: 'poll_long', question: "How's the intensity?", options },
+    });
+    const reply = (buttons as { interactive: { action: { buttons: { reply: { id: string; title: string } }[] } } })
+      .interactive.action.buttons[1]?.reply;
+    expect(reply?.title).toHaveLength(20);
+    expect(options[1]?.startsWith(reply?.title.slice(0, -1) ?? '-')).toBe(true);
+    const body = whatsappWebhookBody({
+      messages: [
+        {
+          from: '15551230001',
+          id: 'wamid.L1',
+          timestamp: '1772460000',
+          type: 'interactive',
+          interactive: { type: 'button_reply', button_reply: reply },
+        },
+      ],
+    });
+    expect((await postSigned(h, body)).statusCode).toBe(200);
+    expect(h.flow.messages.at(-1)?.pollAnswer).toMatchObject({
+      pollId: 'poll_long',
+      question: "How's the intensity?",
+      option: 'Make it a little harder',
+    });
   });
 
   it('records statuses of our messages as delivery receipts (failed with its error code)', async () => {

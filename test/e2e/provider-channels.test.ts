@@ -2,9 +2,9 @@
  * The real `promptpipe serve` with `PROMPTPIPE_CHANNEL=whatsapp-cloud,twilio`, each provider a local fake: a missing
  * setting is a start-up error naming it; Meta's handshake works; one participant per channel, enrolled over the API,
  * sends STOP through the provider's signed webhook and is withdrawn; WhatsApp gets one confirmation, Twilio SMS none
- * (Twilio answers STOP itself).
- *
- * Not covered here (see the final report): the full intake → daily prompt → poll answer journey per channel.
+ * (Twilio answers STOP itself). And a study day on each channel: enrollment → intake → daily prompt with its poll
+ * (WhatsApp reply buttons; numbered SMS text on Twilio) → the answer (a button reply; the option typed by SMS) → success_count 1, with
+ * signed webhooks both ways and delivery receipts recorded in the history.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,13 @@ import {
   startFakeWhatsAppCloudApi,
   whatsappWebhookBody,
 } from '../support/fake-whatsapp-cloud-api.ts';
+import {
+  type OpenAiRequestMessage,
+  type ScriptedChatRequest,
+  type ScriptedOpenAiServer,
+  type ScriptedReply,
+  startScriptedOpenAiServer,
+} from '../support/scripted-openai-server.ts';
 import {
   describeOutput,
   freePort,
@@ -39,13 +46,68 @@ let stateDir = '';
 let server: ServerProcess | undefined;
 let whatsapp: FakeWhatsAppCloudApi | undefined;
 let twilio: FakeTwilioApi | undefined;
+let model: ScriptedOpenAiServer | undefined;
 
 afterAll(async () => {
   if (server && !server.exited) await stopServer(server, 10_000);
   await whatsapp?.close();
   await twilio?.close();
+  await model?.close();
   if (stateDir) await rm(stateDir, { recursive: true, force: true });
 }, 30_000);
+
+const SAID = { habit: 'I want to walk more, it gives me energy', timing: 'Around 9, right after breakfast' };
+const COACH = {
+  greeting: 'Hi! Which habit would you like to build?',
+  askTiming: 'Walking for energy, love it. When could a short walk fit?',
+  firstPrompt: 'After breakfast, walk to the end of the street and back.',
+  dailyPrompt: 'After breakfast today, walk for five minutes.',
+  feedback: 'Wonderful, well done!',
+  allSet: 'You are all set: a prompt comes every morning before 9.',
+};
+const COMPLETE_INTAKE: { name: string; arguments: Record<string, unknown> }[] = [
+  { name: 'save_user_profile', arguments: { preferred_time: '09:00', prompt_anchor: 'after breakfast' } },
+  { name: 'generate_habit_prompt', arguments: { delivery_mode: 'immediate' } },
+  { name: 'scheduler', arguments: { action: 'create', type: 'fixed', fixed_time: '09:00' } },
+  { name: 'transition_state', arguments: { target_state: 'FEEDBACK', reason: 'intake complete' } },
+];
+
+/** The coach of one study day, for any participant: intake in two messages, then feedback on "Done". */
+function studyCoach(unexpected: string[]) {
+  return (request: ScriptedChatRequest): ScriptedReply => {
+    const messages: readonly OpenAiRequestMessage[] = request.body.messages;
+    const system = messages[0]?.content ?? '';
+    const userIndex = messages.findLastIndex((message) => message.role === 'user');
+    const said = messages[userIndex]?.content ?? '';
+    const results = messages.slice(userIndex + 1).filter((message) => message.role === 'tool').length;
+    if (system.startsWith('You write one short daily habit prompt')) {
+      return { content: said.includes('first habit prompt') ? COACH.firstPrompt : COACH.dailyPrompt };
+    }
+    if (system.includes('(INTAKE)')) {
+      if (said.includes('expecting a greeting')) return { content: COACH.greeting };
+      if (said === SAID.habit) {
+        return results === 0
+          ? { toolCalls: [{ name: 'save_user_profile', arguments: { habit_domain: 'walking' } }] }
+          : { content: COACH.askTiming };
+      }
+      if (said === SAID.timing) {
+        const next = COMPLETE_INTAKE[results];
+        return next ? { toolCalls: [next] } : { content: COACH.allSet };
+      }
+    }
+    if (system.includes('(FEEDBACK)') && said === 'Q: Did you do it? A: Done') return { content: COACH.feedback };
+    unexpected.push(`${system.slice(0, 60)} … heard: ${said}`);
+    return { content: `SCRIPT SURPRISE: ${said}` };
+  };
+}
+
+/** The participant-visible text of a message the fake Cloud API accepted (text, buttons or template). */
+function whatsappText(body: Record<string, unknown>): string {
+  const text = body.text as { body?: string } | undefined;
+  const interactive = body.interactive as { body?: { text?: string } } | undefined;
+  const template = body.template as { components?: { parameters?: { text?: string }[] }[] } | undefined;
+  return text?.body ?? interactive?.body?.text ?? template?.components?.[0]?.parameters?.[0]?.text ?? '';
+}
 
 describe('promptpipe serve with whatsapp-cloud and twilio', () => {
   it('refuses to start without a required setting, naming it', { timeout: 60_000 }, async () => {
@@ -173,5 +235,199 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
       [],
     );
     expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+  });
+
+  it('runs a study day on each channel: intake, daily prompt with its poll, the answer, success_count 1, receipts', {
+    timeout: 120_000,
+  }, async () => {
+    if (server && !server.exited) await stopServer(server, 10_000);
+    await whatsapp?.close();
+    await twilio?.close();
+    if (stateDir) await rm(stateDir, { recursive: true, force: true });
+    const unexpected: string[] = [];
+    stateDir = await mkdtemp(join(tmpdir(), 'promptpipe-providers-day-'));
+    whatsapp = await startFakeWhatsAppCloudApi({ accessToken: ACCESS_TOKEN, phoneNumberId: PHONE_NUMBER_ID });
+    twilio = await startFakeTwilioApi({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN });
+    model = await startScriptedOpenAiServer({ respond: studyCoach(unexpected) });
+    server = await startServer({
+      PATH: process.env.PATH ?? '',
+      PROMPTPIPE_STATE_DIR: stateDir,
+      LOG_LEVEL: 'warn',
+      PROMPTPIPE_CHANNEL: 'whatsapp-cloud,twilio',
+      PROMPTPIPE_CLOCK: 'manual',
+      PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00.000Z',
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'test',
+      GENAI_MODEL: 'scripted',
+      WHATSAPP_CLOUD_ACCESS_TOKEN: ACCESS_TOKEN,
+      WHATSAPP_CLOUD_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
+      WHATSAPP_CLOUD_APP_SECRET: APP_SECRET,
+      WHATSAPP_CLOUD_VERIFY_TOKEN: 'verify',
+      WHATSAPP_CLOUD_API_URL: whatsapp.url,
+      // The greeting opens the conversation outside the 24-hour window: it goes out as this template.
+      WHATSAPP_CLOUD_TEMPLATE_NAME: 'study_message',
+      TWILIO_ACCOUNT_SID: ACCOUNT_SID,
+      TWILIO_AUTH_TOKEN: AUTH_TOKEN,
+      TWILIO_FROM: '+15550001111',
+      TWILIO_PUBLIC_URL: PUBLIC_URL,
+      TWILIO_API_URL: twilio.url,
+    });
+    const running = server;
+    const base = running.baseUrl;
+    const meta = whatsapp;
+    const sms = twilio;
+    // biome-ignore lint/suspicious/noExplicitAny: JSON read loosely by the test
+    const api = async (method: string, path: string, body?: unknown): Promise<any> => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+      const json = (await response.json()) as { result?: unknown };
+      expect(response.status, JSON.stringify(json)).toBeLessThan(300);
+      return json.result;
+    };
+    const until = <T>(what: string, check: () => T | Promise<T>) =>
+      waitFor(what, async () => (await check()) || undefined, 30_000, [running]);
+
+    // Signed webhooks into PromptPipe, exactly as Meta and Twilio send them.
+    let wamid = 0;
+    const postMeta = async (value: Parameters<typeof whatsappWebhookBody>[0]) => {
+      const raw = JSON.stringify(whatsappWebhookBody(value, PHONE_NUMBER_ID));
+      const response = await fetch(`${base}/channels/whatsapp-cloud/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsAppBody(APP_SECRET, raw) },
+        body: raw,
+      });
+      expect(response.status).toBe(200);
+    };
+    const adaSays = (text: string) => {
+      wamid += 1;
+      return postMeta({
+        messages: [
+          { from: '15551230021', id: `wamid.DAY${wamid}`, timestamp: '1772460000', type: 'text', text: { body: text } },
+        ],
+      });
+    };
+    let sid = 0;
+    const postTwilio = async (path: string, params: Record<string, string>) => {
+      const response = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-twilio-signature': signTwilioRequest(AUTH_TOKEN, `${PUBLIC_URL}${path}`, params),
+        },
+        body: new URLSearchParams(params).toString(),
+      });
+      expect(response.status).toBe(200);
+    };
+    const benSays = (text: string) => {
+      sid += 1;
+      return postTwilio('/channels/twilio/messages', {
+        MessageSid: `SMDAY${sid}`,
+        AccountSid: ACCOUNT_SID,
+        From: '+15551230022',
+        To: '+15550001111',
+        Body: text,
+        NumMedia: '0',
+      });
+    };
+    const toAda = (text: string) => () =>
+      meta.accepted.find((m) => m.body.to === '15551230021' && whatsappText(m.body) === text);
+    const toBen = (text: string) => () =>
+      sms.accepted.find((m) => m.params.To === '+15551230022' && m.params.Body === text);
+
+    const ada = await api('POST', '/conversation/participants', {
+      phone_number: '+15551230021',
+      timezone: 'America/Toronto',
+      channel: 'whatsapp-cloud',
+    });
+    const ben = await api('POST', '/conversation/participants', {
+      phone_number: '+15551230022',
+      timezone: 'America/Toronto',
+      channel: 'twilio',
+    });
+    expect((await until('the greeting as a WhatsApp template', toAda(COACH.greeting))).body.type).toBe('template');
+    expect((await until('the greeting by SMS', toBen(COACH.greeting))).params.StatusCallback).toBe(
+      `${PUBLIC_URL}/channels/twilio/status`,
+    );
+
+    // Intake, in two messages each.
+    await adaSays(SAID.habit);
+    await benSays(SAID.habit);
+    await until('Ada asked about timing', toAda(COACH.askTiming));
+    await until('Ben asked about timing', toBen(COACH.askTiming));
+    await adaSays(SAID.timing);
+    await benSays(SAID.timing);
+    await until('Ada all set', toAda(COACH.allSet));
+    await until('Ben all set', toBen(COACH.allSet));
+
+    // The next morning: the daily prompt and its poll on each channel.
+    await api('POST', '/admin/clock', { set_to: '2026-03-03T13:50:00.000Z' });
+    const adaPrompt = await until("Ada's daily prompt", toAda(COACH.dailyPrompt));
+    expect(adaPrompt.body.type).toBe('text');
+    const adaPoll = await until('the Done poll as reply buttons', () =>
+      meta.accepted.find((m) => m.body.to === '15551230021' && whatsappText(m.body) === 'Did you do it?'),
+    );
+    const buttons = (adaPoll.body.interactive as { action: { buttons: { reply: { id: string; title: string } }[] } })
+      .action.buttons;
+    expect(buttons.map((button) => button.reply.title)).toEqual(['Done', 'Next time']);
+    await until("Ben's daily prompt", toBen(COACH.dailyPrompt));
+    const benPoll = await until('the Done poll as numbered SMS', () =>
+      sms.accepted.find((m) => m.params.To === '+15551230022' && m.params.Body?.includes('Did you do it?')),
+    );
+    expect(benPoll.params.Body).toMatch(/1.*Done.*2.*Next time/s);
+
+    // Receipts of the daily prompts, signed like the providers send them.
+    await postMeta({
+      statuses: [{ id: adaPrompt.id, status: 'delivered', timestamp: '1772546000', recipient_id: '15551230021' }],
+    });
+    const benPrompt = sms.accepted.find((m) => m.params.To === '+15551230022' && m.params.Body === COACH.dailyPrompt);
+    await postTwilio('/channels/twilio/status', {
+      MessageSid: benPrompt?.sid ?? '',
+      MessageStatus: 'delivered',
+      AccountSid: ACCOUNT_SID,
+    });
+
+    // The answers: a tap on the "Done" button; "done" typed by SMS (the intensity poll follows the Done poll, and a
+    // bare number answers the newest poll, so the option's words are the unambiguous SMS answer).
+    wamid += 1;
+    await postMeta({
+      messages: [
+        {
+          from: '15551230021',
+          id: `wamid.DAY${wamid}`,
+          timestamp: '1772546100',
+          type: 'interactive',
+          interactive: { type: 'button_reply', button_reply: buttons[0]?.reply },
+        },
+      ],
+    });
+    await benSays('done');
+    for (const participant of [ada, ben]) {
+      const state = await until('success_count 1', async () => {
+        const current = await api('GET', `/conversation/participants/${participant.id}/state`);
+        return current.profile?.success_count === 1 ? current : undefined;
+      });
+      expect(state.conversation_state).toBe('FEEDBACK');
+    }
+    await until('Ada gets the feedback reply', toAda(COACH.feedback));
+    await until('Ben gets the feedback reply', toBen(COACH.feedback));
+
+    // The history shows each daily prompt as delivered on its channel.
+    for (const [participant, channel] of [
+      [ada, 'whatsapp-cloud'],
+      [ben, 'twilio'],
+    ] as const) {
+      const history = (await api('GET', `/conversation/participants/${participant.id}/history?limit=1000`)) as {
+        content: string;
+        delivery?: { status: string; channel: string };
+      }[];
+      const prompt = history.find((entry) => entry.content === COACH.dailyPrompt);
+      expect(prompt?.delivery).toMatchObject({ status: 'delivered', channel });
+    }
+    expect(meta.rejected).toEqual([]);
+    expect(sms.rejected).toEqual([]);
+    expect(unexpected).toEqual([]);
+    expect(await stopServer(running)).toEqual({ code: 0, signal: null });
   });
 });

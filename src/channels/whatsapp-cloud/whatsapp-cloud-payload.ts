@@ -103,7 +103,7 @@ function parseMessage(message: Json | undefined): ChannelInboundMessage | undefi
       return {
         ...base,
         text: option,
-        pollAnswer: { ...(replyId ? { pollId: replyId.pollId } : {}), option },
+        pollAnswer: { ...(replyId ? { pollId: replyId.pollId, optionIndex: replyId.index } : {}), option },
       };
     }
     return { ...base, text: '[interactive]' };
