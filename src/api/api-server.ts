@@ -5,6 +5,7 @@
  * Cross-cutting rules live in one place each: the envelope (`envelope.ts`), the error → status mapping
  * (`error-handler.ts`), authentication (`auth.ts`), validation (`validation.ts`).
  */
+
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Participant } from '../domain/participant.ts';
@@ -16,6 +17,7 @@ import type { Clock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { Store } from '../store/store.ts';
 import { registerAuth, warnIfUnprotected } from './auth.ts';
+import { failure } from './envelope.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { handleClientError, handleFrameworkError, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { registerAdminRoutes } from './routes/admin-routes.ts';
@@ -60,9 +62,12 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     // Errors raised before routing and by the HTTP parser get the envelope too.
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
+    // Fastify's own 503 while closing bypasses every hook (and our envelope): ours below answers instead.
+    return503OnClosing: false,
   });
 
   registerErrorHandling(app, log);
+  registerShutdownRefusal(app);
   registerAuth(app, config.api.token);
   app.addHook('onListen', async () => {
     warnIfUnprotected({ host: config.api.host, token: config.api.token, log });
@@ -87,4 +92,24 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   if (options.research) registerResearchRoutes(app, options.research);
   for (const routes of options.channelRoutes ?? []) void app.register(routes);
   return app;
+}
+
+/**
+ * While the server shuts down, a request that still arrives (pipelined, or on a busy keep-alive connection) gets a
+ * 503 in the envelope with `Connection: close` and `Retry-After`, before authentication or any handler runs, so a
+ * load balancer or client retries elsewhere and no new work starts.
+ */
+function registerShutdownRefusal(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    return reply
+      .code(503)
+      .header('connection', 'close')
+      .header('retry-after', '5')
+      .send(failure('the server is shutting down: retry in a few seconds (another instance may answer)'));
+  });
 }

@@ -118,3 +118,64 @@ describe('the HTTP parser errors on a real socket', () => {
     });
   });
 });
+
+describe('the 503 while the server shuts down', () => {
+  it('answers a request that arrives during shutdown (on a busy keep-alive connection) in the envelope', async () => {
+    let started: () => void = () => {};
+    const slowStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    harness = await createApiHarness({
+      extraChannelRoutes: () => [
+        async (app) => {
+          app.get('/slow', { config: { public: true } }, async () => {
+            started();
+            await released;
+            return { status: 'ok', result: 'slow' };
+          });
+        },
+      ],
+    });
+    await harness.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = harness.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise<void>((resolve) => {
+      socket.on('close', () => resolve());
+      socket.on('error', () => resolve());
+    });
+    await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
+    // A keep-alive connection busy with a slow request when shutdown begins; once that one is answered, the client
+    // sends its next request on the same connection, into the shutting-down server.
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await slowStarted;
+    const closing = harness.app.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const firstAnswer = new Promise((resolve) => socket.once('data', resolve));
+    release();
+    await firstAnswer;
+    socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    await ended;
+    await closing;
+
+    const responses = Buffer.concat(chunks)
+      .toString('utf8')
+      .split(/(?=HTTP\/1\.1 )/);
+    expect(responses).toHaveLength(2);
+    expect(responses[0]).toMatch(/^HTTP\/1\.1 200 /);
+    const refused = responses[1] ?? '';
+    expect(refused).toMatch(/^HTTP\/1\.1 503 /);
+    expect(refused.toLowerCase()).toContain('connection: close');
+    expect(JSON.parse(refused.split('\r\n\r\n')[1] ?? '')).toEqual({
+      status: 'error',
+      message: expect.stringContaining('shutting down'),
+    });
+  });
+});
