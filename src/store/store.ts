@@ -239,7 +239,8 @@ export interface JobRepository {
   /**
    * Makes every running job claimable again (pending, lease cleared; attempts kept) and returns how many. Start-up
    * recovery after a crash, ONLY where this process is the single runner (SQLite): a killed process's leases would
-   * otherwise hold its jobs (a reply's delivery) until they expire.
+   * otherwise hold its jobs (a reply's delivery) until they expire. The interrupted run does not count as an attempt
+   * (the process died, not the job), so restarts in a row never exhaust a job's attempts.
    */
   releaseLeases(now: Date): Promise<number>;
   /** With `retryAt`: back to pending at that time. Without: `failed`, keeping the error. */

@@ -60,7 +60,7 @@ function environment(): Record<string, string> {
 async function restart(): Promise<ServerProcess> {
   if (server) {
     await killServer(server);
-    outputs.push(describeOutput(server).slice(-1500));
+    outputs.push(describeOutput(server).slice(-4000));
   }
   server = await startServer(environment());
   return server;
@@ -104,7 +104,12 @@ describe('SIGKILL at random moments during turns', () => {
     const acknowledged: string[] = [];
     onTestFailed(() => {
       console.error(`kill-recovery seed ${seed} (replay with PROMPTPIPE_KILL_SEED=${seed})`);
+      const texts = gateway.requests.map((request) => JSON.parse(request.body) as { id: string; text: string });
+      console.error('acknowledged:', JSON.stringify(acknowledged));
+      console.error('delivered:', JSON.stringify(texts.map((message) => `${message.id.slice(-6)} ${message.text}`)));
       console.error(outputs.slice(-3).join('\n'));
+      const failing = outputs.filter((output) => /"level":(50|60)/.test(output));
+      if (failing.length > 0) console.error('earlier processes with errors:\n', failing.join('\n'));
       console.error(describeOutput(server));
     });
 

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
+import { answersAsItself } from '../support/server-process.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 const API_TOKEN = 'e2e-text-token';
@@ -125,7 +126,8 @@ beforeAll(async () => {
   });
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  await waitFor('GET /health', async () => (await fetch(`${baseUrl}/health`).catch(() => undefined))?.status === 200);
+  const spawned = child;
+  await waitFor('GET /health from this process', () => answersAsItself(baseUrl, spawned, undefined));
 }, 60_000);
 
 afterAll(async () => {

@@ -24,6 +24,7 @@ import {
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../support/scripted-openai-server.ts';
+import { answersAsItself } from '../support/server-process.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SOCKET_MODULE = fileURLToPath(new URL('../support/fake-whatsapp-socket-module.ts', import.meta.url));
@@ -227,6 +228,7 @@ describe('promptpipe on whatsapp-web, as separate processes', () => {
 
     // Connected with the credentials `whatsapp login` stored: /health shows the channel open.
     await waitFor('the whatsapp-web channel to be open', async () => {
+      if (!(await answersAsItself(server?.baseUrl ?? '', child, undefined))) return undefined;
       const health = await fetch(`${server?.baseUrl}/health`).catch(() => undefined);
       if (health?.status !== 200) return undefined;
       const body = (await health.json()) as { channels?: Record<string, { state: string }> };

@@ -487,7 +487,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         ).toEqual(['third']);
       });
 
-      it('releases every running lease at once (start-up after a crash), keeping attempts', async () => {
+      it('releases every running lease at once (start-up after a crash), giving the interrupted attempt back', async () => {
         await store.jobs.enqueue(makeJob('job_1'), at(0));
         await store.jobs.enqueue(makeJob('job_2'), at(0));
         await store.jobs.enqueue(makeJob('job_3', { runAt: at(10) }), at(0));
@@ -495,13 +495,24 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         await store.jobs.complete('job_1', at(0.1));
         await store.jobs.claimDue({ now: at(0.2), owner: 'crashed', leaseMs: 600_000, limit: 1 });
         expect(await store.jobs.releaseLeases(at(0.5))).toBe(1);
-        expect(await store.jobs.get('job_2')).toMatchObject({ status: 'pending', attempts: 1, leaseOwner: undefined });
+        expect(await store.jobs.get('job_2')).toMatchObject({ status: 'pending', attempts: 0, leaseOwner: undefined });
         expect((await store.jobs.get('job_1'))?.status).toBe('completed');
         expect((await store.jobs.get('job_3'))?.status).toBe('pending');
         const [again] = await store.jobs.claimDue({ now: at(0.5), owner: 'restarted', leaseMs: 1000, limit: 5 });
-        expect(again).toMatchObject({ id: 'job_2', attempts: 2, leaseOwner: 'restarted' });
+        expect(again).toMatchObject({ id: 'job_2', attempts: 1, leaseOwner: 'restarted' });
         expect(await store.jobs.releaseLeases(at(0.6))).toBe(1);
         expect(await store.jobs.releaseLeases(at(0.7))).toBe(0);
+        // Restarts in a row, each killing the run: the job never runs out of attempts (a reply is never given up).
+        for (let restart = 0; restart < 20; restart += 1) {
+          const [claimed] = await store.jobs.claimDue({
+            now: at(1 + restart),
+            owner: `p${restart}`,
+            leaseMs: 1000,
+            limit: 5,
+          });
+          expect(claimed).toMatchObject({ id: 'job_2', attempts: 1 });
+          await store.jobs.releaseLeases(at(1.5 + restart));
+        }
       });
 
       it('completes a running job, which is then never claimed again', async () => {

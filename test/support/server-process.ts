@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -95,14 +96,30 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * Whether `GET /health` at `baseUrl` is answered by THIS process: its `instance_id` (`PROMPTPIPE_INSTANCE_ID`, else
+ * the server's default `<hostname>-<pid>`). Tests running in parallel pick free ports independently; between the
+ * probe and the bind, another test's server can take the port, and its 200 must not be mistaken for ours.
+ */
+export async function answersAsItself(
+  baseUrl: string,
+  child: ChildProcess,
+  instanceId: string | undefined,
+): Promise<boolean> {
+  const response = await fetch(`${baseUrl}/health`).catch(() => undefined);
+  if (response?.status !== 200) return false;
+  const body = (await response.json().catch(() => ({}))) as { instance_id?: string };
+  return body.instance_id === (instanceId ?? `${hostname()}-${child.pid}`);
+}
+
 /** Starts `promptpipe serve` on a free port and waits for `GET /health`; retries when the port was taken meanwhile. */
 export async function startServer(baseEnv: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
   for (let attempt = 1; ; attempt += 1) {
     const server = spawnServer({ ...baseEnv, API_ADDR: `127.0.0.1:${await freePort()}` });
     try {
       await waitFor(
-        'GET /health to answer 200',
-        async () => (await fetch(`${server.baseUrl}/health`).catch(() => undefined))?.status === 200,
+        'GET /health to answer 200 from this process',
+        () => answersAsItself(server.baseUrl, server.child, baseEnv.PROMPTPIPE_INSTANCE_ID),
         timeoutMs,
         [server],
       );

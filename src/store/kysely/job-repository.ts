@@ -150,7 +150,16 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
     async releaseLeases(now) {
       const result = await db
         .updateTable('jobs')
-        .set({ status: JobStatus.PENDING, lease_owner: null, lease_until: null, updated_at: toTimestamp(now) })
+        // The interrupted run is not an attempt: the process died, the job did not fail. Counting it would give up on
+        // a reply's delivery after a few restarts in a row (a deploy loop, repeated kills) and lose the message.
+        .set((expression) => ({
+          status: JobStatus.PENDING,
+          lease_owner: null,
+          lease_until: null,
+          // A running job was claimed, so attempts ≥ 1.
+          attempts: expression('attempts', '-', 1),
+          updated_at: toTimestamp(now),
+        }))
         .where('status', '=', JobStatus.RUNNING)
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
