@@ -22,9 +22,10 @@ export function numberedPollInstruction(
   options: readonly string[],
   language?: string,
   messages: MessageCatalogue = createBuiltInMessageCatalogue(),
+  firstNumber = 1,
 ): string {
   const choices = options
-    .map((option, index) => messages.t(language, 'poll.numberedChoice', { number: index + 1, option }))
+    .map((option, index) => messages.t(language, 'poll.numberedChoice', { number: firstNumber + index, option }))
     .join(', ');
   return messages.t(language, 'poll.numberedInstruction', { choices });
 }

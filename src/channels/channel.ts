@@ -14,6 +14,11 @@ export interface OutboundPoll {
   options: string[];
   /** The participant's language when it was sent: a channel without polls words its numbered instruction in it. */
   language?: string;
+  /**
+   * The number of the first option where a channel without polls numbers them (default 1): a poll sent right after
+   * another continues its numbers, so a bare number names one option (recorded-polls.ts).
+   */
+  firstNumber?: number;
 }
 
 /** One message to deliver. `id` is the idempotency key: a channel that accepts one must not deliver twice. */

@@ -39,6 +39,7 @@ import type { InboundMessage, Job, Store } from '../store/store.ts';
 import type { ChannelInboundMessage } from './channel.ts';
 import type { OptOutHandler } from './opt-out.ts';
 import { matchTypedAnswer, type OpenPoll } from './poll-answer-matching.ts';
+import { latestPollRun, parseRecordedPoll } from './recorded-polls.ts';
 
 export interface InboundReceipt {
   /** The durable inbound id (the `sourceMessageId` of everything the turn causes). */
@@ -128,15 +129,7 @@ const OPEN_POLL_LOOKBACK_ENTRIES = 30;
 /** How far back a native answer's poll is looked up in the transcript (a few days of a study). */
 const POLL_LOOKUP_ENTRIES = 200;
 
-/**
- * Reads a poll back from its transcript entry, which the outbox records as `question [option | option]`
- * (`describeOutgoing`). Undefined when the entry is not in that shape.
- */
-export function parseRecordedPoll(id: string, content: string): LastPoll | undefined {
-  const match = /^([\s\S]*) \[([\s\S]*)\]$/.exec(content);
-  if (!match?.[1] || match[2] === undefined) return undefined;
-  return { id, question: match[1], options: match[2].split(' | ') };
-}
+export { parseRecordedPoll } from './recorded-polls.ts';
 
 export function createInboundService(options: InboundServiceOptions): InboundService {
   const { store, flow, participants, clock, newId, log, metrics } = options;
@@ -182,19 +175,24 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
   }
 
   /**
-   * The polls sent since the participant last wrote, among the recent transcript entries, newest first. The last
-   * poll is read from `lastPoll` (exact options); earlier ones from their transcript entries.
+   * The polls sent since the participant last wrote, among the recent transcript entries, newest first (the last
+   * poll is read from `lastPoll`, exact options; earlier ones from their transcript entries), and the latest run of
+   * polls sent one after another, oldest first, whose options are numbered on (recorded-polls.ts).
    */
-  async function openPolls(participantId: string, lastPoll: LastPoll | undefined): Promise<OpenPoll[]> {
+  async function openPolls(
+    participantId: string,
+    lastPoll: LastPoll | undefined,
+  ): Promise<{ open: OpenPoll[]; numbered: OpenPoll[] }> {
     const recent = await store.transcript.list(participantId, { limit: OPEN_POLL_LOOKBACK_ENTRIES });
     const lastUser = recent.findLastIndex((entry) => entry.role === 'user');
-    const polls: OpenPoll[] = [];
+    const open: OpenPoll[] = [];
     for (const entry of recent.slice(lastUser + 1).reverse()) {
       if (entry.kind !== 'poll' || !entry.outboundId) continue;
       const poll = entry.outboundId === lastPoll?.id ? lastPoll : parseRecordedPoll(entry.outboundId, entry.content);
-      if (poll) polls.push(poll);
+      if (poll) open.push(poll);
     }
-    return polls;
+    const numbered = latestPollRun(recent).map((poll) => (poll.id === lastPoll?.id ? lastPoll : poll));
+    return { open, numbered };
   }
 
   /**
@@ -221,7 +219,8 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
       const byIndex = answer.optionIndex === undefined ? undefined : poll.options[answer.optionIndex];
       return { pollId: poll.id, question: answer.question ?? poll.question, option: byIndex ?? answer.option };
     }
-    return matchTypedAnswer(message.text, await openPolls(participantId, lastPoll), messages);
+    const { open, numbered } = await openPolls(participantId, lastPoll);
+    return matchTypedAnswer(message.text, open, messages, numbered);
   }
 
   async function recordIgnored(inbound: InboundMessage, participant: Participant): Promise<void> {

@@ -12,6 +12,7 @@ import { writeData } from '../engine/participant-data.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import type { OutboundMessage } from './channel.ts';
+import { nextPollNumber } from './recorded-polls.ts';
 
 export const DELIVER_MESSAGE_JOB = 'deliver_message';
 /** Delivery is retried longer than timers: a gateway outage of a few minutes must not lose a message. */
@@ -25,6 +26,9 @@ export interface DeliverMessagePayload extends Record<string, unknown> {
 export function describeOutgoing(message: Outgoing): string {
   return message.type === 'text' ? message.text : `${message.question} [${message.options.join(' | ')}]`;
 }
+
+/** How many recent entries are read to find the run of polls a new poll continues. */
+const POLL_RUN_LOOKBACK = 10;
 
 export function createOutboxMessenger(options: {
   store: Store;
@@ -61,6 +65,11 @@ export function createOutboxMessenger(options: {
               },
             };
       await store.transaction(async (tx) => {
+        if (outbound.poll) {
+          // Right after another poll, its options are numbered on (channels without native polls).
+          const firstNumber = nextPollNumber(await tx.transcript.list(participantId, { limit: POLL_RUN_LOOKBACK }));
+          if (firstNumber > 1) outbound.poll.firstNumber = firstNumber;
+        }
         await tx.transcript.append([
           {
             participantId,

@@ -3,7 +3,8 @@
  * reply answers, and with which option. Open polls are the ones sent since the participant last wrote (the Done poll
  * is followed by the intensity poll on a prompt day, and either may be answered first).
  *
- * 1. A number ("2", "2.") designates an option of the newest open poll only: numbers are ambiguous across polls.
+ * 1. A number ("2", "2.") designates an option of the latest run of polls sent one after another, numbered on
+ *    across them (the Done poll 1–2, the intensity poll 3–5; see recorded-polls.ts); without a run, of the newest poll.
  * 2. An option's exact text (case and trailing punctuation aside), of any open poll, newest first.
  * 3. For PromptPipe's own polls, an option's text in any catalogue language ("Hecho" to a Done poll sent in
  *    English after the participant switched to Spanish), mapped to the option as it was sent.
@@ -13,6 +14,7 @@ import type { PollAnswer } from '../domain/polls.ts';
 import { fixedOptionOf, fixedPollOf } from '../i18n/fixed-polls.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import { matchPollOption } from './poll-text.ts';
+import { optionByNumber } from './recorded-polls.ts';
 
 export interface OpenPoll {
   id: string;
@@ -28,16 +30,22 @@ function translatedOption(reply: string, poll: OpenPoll, messages: MessageCatalo
   return poll.options.find((option) => fixedOptionOf(messages, kind, option, { exact: true }) === key);
 }
 
-/** `openPolls` newest first. */
+/** `openPolls` newest first; `numberedRun` the latest run of polls numbered on, oldest first. */
 export function matchTypedAnswer(
   reply: string,
   openPolls: readonly OpenPoll[],
   messages: MessageCatalogue,
+  numberedRun: readonly OpenPoll[] = [],
 ): PollAnswer | undefined {
   const [newest] = openPolls;
   if (!newest) return undefined;
   const answer = (poll: OpenPoll, option: string): PollAnswer => ({ pollId: poll.id, question: poll.question, option });
-  if (/^\s*\d{1,2}[.)]?\s*$/.test(reply)) {
+  const number = /^\s*(\d{1,2})[.)]?\s*$/.exec(reply);
+  if (number) {
+    if (numberedRun.length > 0) {
+      const found = optionByNumber(Number(number[1]), numberedRun);
+      return found ? answer(found.poll, found.option) : undefined;
+    }
     const option = matchPollOption(reply, newest.options);
     return option === undefined ? undefined : answer(newest, option);
   }

@@ -9,10 +9,10 @@ import { numberedPollInstruction } from './channel-texts.ts';
 
 /** `Did you do it?\nReply 1 for Done, 2 for Next time`: short, because an SMS is paid by the segment. */
 export function renderPollAsText(
-  poll: Pick<OutboundPoll, 'question' | 'options' | 'language'>,
+  poll: Pick<OutboundPoll, 'question' | 'options' | 'language' | 'firstNumber'>,
   messages?: MessageCatalogue,
 ): string {
-  return `${poll.question}\n${numberedPollInstruction(poll.options, poll.language, messages)}`;
+  return `${poll.question}\n${numberedPollInstruction(poll.options, poll.language, messages, poll.firstNumber)}`;
 }
 
 /**

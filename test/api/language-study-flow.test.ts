@@ -272,7 +272,7 @@ describe('per-language prompt files', () => {
     // Provenance: the per-language file is listed with its version at start-up and named on the call that used it.
     const current = app as Application;
     const [startup] = await current.store.events.list({ type: 'configuration-recorded' });
-    const files = (startup?.data.prompts as { file: string; version: string }[]).map((prompt) => prompt.file);
+    const files = ((startup?.data.prompts ?? []) as { file: string; version: string }[]).map((prompt) => prompt.file);
     expect(files).toEqual(expect.arrayContaining(['intake.txt', 'es/intake.txt']));
     const calls = await current.store.research.llmCallsPage({}, undefined, 10);
     expect(calls.map((call) => call.promptFile)).toEqual(['es/intake.txt', 'intake.txt']);

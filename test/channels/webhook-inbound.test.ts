@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { adaptForChannel } from '../../src/channels/delivery-handler.ts';
 import { parseRecordedPoll } from '../../src/channels/inbound-service.ts';
-import { createOutboxMessenger, describeOutgoing } from '../../src/channels/outbox-messenger.ts';
+import {
+  createOutboxMessenger,
+  type DeliverMessagePayload,
+  describeOutgoing,
+} from '../../src/channels/outbox-messenger.ts';
 import { signBody } from '../../src/channels/webhook/webhook-signature.ts';
 import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
 
@@ -187,6 +192,40 @@ describe('poll answers', () => {
       { pollId: 'out_poll', question: 'Did you do it?', option: 'Done' },
       { pollId: 'out_poll_2', question: "How's the intensity?", option: 'Increase' },
     ]);
+  });
+
+  it('numbers a poll sent right after another on (SMS), and a bare number names that one option', async () => {
+    harness = await createApiHarness();
+    const ada = await harness.enroll(PHONE);
+    await sendPoll(ada.id, 'Did you do it?', ['Done', 'Next time']);
+    await sendPoll(ada.id, "How's the intensity?", ['Decrease', 'Keep current', 'Increase']);
+    // What a channel without polls sends: the two polls numbered 1–2 and 3–5.
+    const jobs = await harness.store.jobs.listPending({ kind: 'deliver_message' });
+    const rendered = jobs.map((job) =>
+      adaptForChannel((job.payload as DeliverMessagePayload).message, { supportsPolls: false }),
+    );
+    expect(rendered.map((message) => message.text)).toEqual([
+      'Did you do it?\nReply 1 for Done, 2 for Next time',
+      "How's the intensity?\nReply 3 for Decrease, 4 for Keep current, 5 for Increase",
+    ]);
+    await post({ from: PHONE, text: '1' });
+    expect(harness.flow.messages.at(-1)?.pollAnswer).toEqual({
+      pollId: 'out_poll',
+      question: 'Did you do it?',
+      option: 'Done',
+    });
+    // The participant wrote: the run is over, a new poll starts again at 1; "5" names nothing any more.
+    await sendPoll(ada.id, "How's the intensity?", ['Decrease', 'Keep current', 'Increase']);
+    const third = (await harness.store.jobs.listPending({ kind: 'deliver_message' })).at(-1);
+    if (!third) throw new Error('the third poll was not queued');
+    expect(adaptForChannel((third.payload as DeliverMessagePayload).message, { supportsPolls: false }).text).toBe(
+      "How's the intensity?\nReply 1 for Decrease, 2 for Keep current, 3 for Increase",
+    );
+    await post({ from: PHONE, text: '3' });
+    expect(harness.flow.messages.at(-1)?.pollAnswer).toMatchObject({ option: 'Increase' });
+    await sendPoll(ada.id, 'Did you do it?', ['Done', 'Next time']);
+    await post({ from: PHONE, text: '5' });
+    expect(harness.flow.messages.at(-1)?.pollAnswer).toBeUndefined();
   });
 
   it('reads back exactly what the outbox recorded for a poll', () => {

@@ -3,7 +3,7 @@
  * setting is a start-up error naming it; Meta's handshake works; one participant per channel, enrolled over the API,
  * sends STOP through the provider's signed webhook and is withdrawn; WhatsApp gets one confirmation, Twilio SMS none
  * (Twilio answers STOP itself). And a study day on each channel: enrollment → intake → daily prompt with its poll
- * (WhatsApp reply buttons; numbered SMS text on Twilio) → the answer (a button reply; the option typed by SMS) → success_count 1, with
+ * (WhatsApp reply buttons; numbered SMS text on Twilio) → the answer (a button reply; "1" by SMS) → success_count 1, with
  * signed webhooks both ways and delivery receipts recorded in the history.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -376,6 +376,10 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
       sms.accepted.find((m) => m.params.To === '+15551230022' && m.params.Body?.includes('Did you do it?')),
     );
     expect(benPoll.params.Body).toMatch(/1.*Done.*2.*Next time/s);
+    const benIntensity = await until('the intensity poll, numbered on', () =>
+      sms.accepted.find((m) => m.params.To === '+15551230022' && m.params.Body?.includes("How's the intensity?")),
+    );
+    expect(benIntensity.params.Body).toContain('Reply 3 for Decrease, 4 for Keep current, 5 for Increase');
 
     // Receipts of the daily prompts, signed like the providers send them.
     await postMeta({
@@ -388,8 +392,8 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
       AccountSid: ACCOUNT_SID,
     });
 
-    // The answers: a tap on the "Done" button; "done" typed by SMS (the intensity poll follows the Done poll, and a
-    // bare number answers the newest poll, so the option's words are the unambiguous SMS answer).
+    // The answers: a tap on the "Done" button; "1" by SMS (the intensity poll that follows is numbered on, 3–5, so
+    // "1" can only be Done).
     wamid += 1;
     await postMeta({
       messages: [
@@ -402,7 +406,7 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
         },
       ],
     });
-    await benSays('done');
+    await benSays('1');
     for (const participant of [ada, ben]) {
       const state = await until('success_count 1', async () => {
         const current = await api('GET', `/conversation/participants/${participant.id}/state`);
