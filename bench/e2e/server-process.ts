@@ -58,7 +58,16 @@ export async function startServerProcess(environment: Record<string, string>): P
   const port = await freePort();
   const child = spawn(process.execPath, ['src/cli/main.ts', 'serve'], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment, API_ADDR: `127.0.0.1:${port}` },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      // Profiling the measured server: e.g. PROMPTPIPE_BENCH_SERVER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+      ...(process.env.PROMPTPIPE_BENCH_SERVER_NODE_OPTIONS
+        ? { NODE_OPTIONS: process.env.PROMPTPIPE_BENCH_SERVER_NODE_OPTIONS }
+        : {}),
+      ...environment,
+      API_ADDR: `127.0.0.1:${port}`,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -405,6 +405,27 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.jobs.claimDue({ now: at(5), owner: 'worker_a', leaseMs: 30_000, limit: 10 })).toEqual([]);
       });
 
+      it('merges pending and lease-expired jobs in one claim order, up to the limit', async () => {
+        await store.jobs.enqueue(makeJob('job_crashed', { runAt: at(1) }), at(0));
+        await store.jobs.enqueue(makeJob('job_due_early', { runAt: at(0) }), at(0));
+        await store.jobs.enqueue(makeJob('job_due_late', { runAt: at(2) }), at(0));
+        // job_crashed (run_at 1) and job_due_early (run_at 0) are claimed by an owner that dies; only job_crashed's
+        // lease runs out before the next claim.
+        const first = await store.jobs.claimDue({ now: at(1), owner: 'dead', leaseMs: 1000, limit: 1 });
+        expect(first.map((job) => job.id)).toEqual(['job_due_early']);
+        await store.jobs.complete('job_due_early', at(1));
+        await store.jobs.claimDue({ now: at(1), owner: 'dead', leaseMs: 1000, limit: 1 });
+        expect(await store.jobs.get('job_crashed')).toMatchObject({ status: 'running', leaseOwner: 'dead' });
+        await store.jobs.enqueue(makeJob('job_due_first', { runAt: at(0.5) }), at(0));
+
+        const claimed = await store.jobs.claimDue({ now: at(3), owner: 'alive', leaseMs: 1000, limit: 2 });
+        // Claim order is run_at whatever the status: 0.5 (pending), 1 (expired lease), then 2 (pending) next time.
+        expect(claimed.map((job) => job.id)).toEqual(['job_due_first', 'job_crashed']);
+        expect(claimed[1]).toMatchObject({ attempts: 2, leaseOwner: 'alive' });
+        const rest = await store.jobs.claimDue({ now: at(3), owner: 'alive', leaseMs: 1000, limit: 2 });
+        expect(rest.map((job) => job.id)).toEqual(['job_due_late']);
+      });
+
       it('claims only the requested kinds', async () => {
         await store.jobs.enqueue(makeJob('job_reminder'), at(0));
         await store.jobs.enqueue(makeJob('job_prompt', { kind: 'daily-prompt' }), at(0));

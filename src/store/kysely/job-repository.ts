@@ -74,45 +74,64 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
       if (limit <= 0 || kinds?.length === 0) return Promise.resolve([]);
       const nowText = toTimestamp(now);
       return inTransaction(db, async (transaction) => {
-        let candidates = transaction
-          .selectFrom('jobs')
-          .select('id')
-          .where(isClaimable(nowText))
-          .orderBy('run_at')
-          .orderBy('enqueue_order')
-          .limit(limit);
-        if (kinds !== undefined) candidates = candidates.where('kind', 'in', kinds);
-        if (orderedKinds !== undefined && orderedKinds.length > 0) {
-          candidates = candidates.where((expression) =>
-            expression.or([
-              expression('kind', 'not in', orderedKinds),
-              expression('participant_id', 'is', null),
-              expression.not(
-                expression.exists(
-                  expression
-                    .selectFrom('jobs as earlier')
-                    .select('earlier.id')
-                    .whereRef('earlier.participant_id', '=', 'jobs.participant_id')
-                    .whereRef('earlier.kind', '=', 'jobs.kind')
-                    .whereRef('earlier.enqueue_order', '<', 'jobs.enqueue_order')
-                    .where((inner) =>
-                      inner.or([
-                        inner.and([
-                          inner('earlier.status', '=', JobStatus.PENDING),
-                          inner('earlier.run_at', '<=', nowText),
+        // Two queries, each walking an index in claim order and stopping after `limit` (pending jobs due by
+        // `(status, run_at, enqueue_order)`; running jobs whose lease expired by `(status, lease_until)`): one query
+        // with the OR of both had to collect and sort every due job on each claim (see migration 011).
+        const candidates = (status: JobStatus) => {
+          let query = transaction
+            .selectFrom('jobs')
+            .select(['id', 'run_at', 'enqueue_order'])
+            .where('status', '=', status)
+            .where(
+              status === JobStatus.PENDING ? 'run_at' : 'lease_until',
+              status === JobStatus.PENDING ? '<=' : '<',
+              nowText,
+            )
+            .orderBy('run_at')
+            .orderBy('enqueue_order')
+            .limit(limit);
+          if (kinds !== undefined) query = query.where('kind', 'in', kinds);
+          if (orderedKinds !== undefined && orderedKinds.length > 0) {
+            query = query.where((expression) =>
+              expression.or([
+                expression('kind', 'not in', orderedKinds),
+                expression('participant_id', 'is', null),
+                expression.not(
+                  expression.exists(
+                    expression
+                      .selectFrom('jobs as earlier')
+                      .select('earlier.id')
+                      .whereRef('earlier.participant_id', '=', 'jobs.participant_id')
+                      .whereRef('earlier.kind', '=', 'jobs.kind')
+                      .whereRef('earlier.enqueue_order', '<', 'jobs.enqueue_order')
+                      .where((inner) =>
+                        inner.or([
+                          inner.and([
+                            inner('earlier.status', '=', JobStatus.PENDING),
+                            inner('earlier.run_at', '<=', nowText),
+                          ]),
+                          inner.and([
+                            inner('earlier.status', '=', JobStatus.RUNNING),
+                            inner('earlier.lease_until', '>=', nowText),
+                          ]),
                         ]),
-                        inner.and([
-                          inner('earlier.status', '=', JobStatus.RUNNING),
-                          inner('earlier.lease_until', '>=', nowText),
-                        ]),
-                      ]),
-                    ),
+                      ),
+                  ),
                 ),
-              ),
-            ]),
-          );
-        }
-        const ids = (await dialect.lockClaimCandidates(candidates).execute()).map((row) => row.id);
+              ]),
+            );
+          }
+          return dialect.lockClaimCandidates(query).execute();
+        };
+        const pending = await candidates(JobStatus.PENDING);
+        const expired = await candidates(JobStatus.RUNNING);
+        const inClaimOrder = (a: (typeof pending)[number], b: (typeof pending)[number]): number =>
+          fromTimestamp(a.run_at).getTime() - fromTimestamp(b.run_at).getTime() ||
+          Number(a.enqueue_order) - Number(b.enqueue_order);
+        const ids = [...pending, ...expired]
+          .sort(inClaimOrder)
+          .slice(0, limit)
+          .map((row) => row.id);
         if (ids.length === 0) return [];
         // The claimable condition is checked again so that, even where the dialect cannot lock the candidates, a job
         // another claimer took in the meantime is never taken twice.

@@ -8,6 +8,7 @@ import * as whatsappWeb from './006-whatsapp-web.ts';
 import * as language from './007-language.ts';
 import * as webChat from './008-webchat.ts';
 import * as jobIndexes from './010-job-indexes.ts';
+import * as jobClaimOrderIndex from './011-job-claim-order-index.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -24,6 +25,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '007-language': { up: (db) => language.up(db) },
     '008-webchat': { up: (db) => webChat.up(db, dialect) },
     '010-job-indexes': { up: (db) => jobIndexes.up(db) },
+    '011-job-claim-order-index': { up: (db) => jobClaimOrderIndex.up(db) },
   };
 }
 
