@@ -17,6 +17,7 @@ import { ParticipantStatus } from '../../domain/participant.ts';
 import { appendToHistory } from '../../engine/conversation-history.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { JobHandler } from '../../scheduling/job-runner.ts';
+import { keysetPages } from '../../store/keyset-pages.ts';
 import type { Broadcast, Store } from '../../store/store.ts';
 import { pacedAt } from '../import/greeting-jobs.ts';
 
@@ -64,9 +65,11 @@ export function createBroadcastService(options: {
     const statuses = new Set(request.status ?? [ParticipantStatus.ACTIVE]);
     const ids: string[] = [];
     let excludedWithdrawn = 0;
-    let after: string | undefined;
-    for (;;) {
-      const page = await store.research.participantsPage({}, after, 500);
+    const pages = keysetPages(
+      (after: string | undefined, limit) => store.research.participantsPage({}, after, limit),
+      500,
+    );
+    for await (const page of pages) {
       for (const participant of page) {
         const channel = (participant as { channel?: string }).channel || options.defaultChannel;
         if (request.channel !== undefined && channel !== request.channel) continue;
@@ -77,8 +80,6 @@ export function createBroadcastService(options: {
         }
         ids.push(participant.id);
       }
-      if (page.length < 500) break;
-      after = page.at(-1)?.id;
     }
     return { ids, excludedWithdrawn };
   }

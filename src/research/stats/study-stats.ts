@@ -7,6 +7,7 @@
  * reminders are the no-reply reminders sent; failed deliveries are outbox deliveries that exhausted their retries.
  */
 import { conversationStateOf } from '../../engine/participant-data.ts';
+import { keysetPages } from '../../store/keyset-pages.ts';
 import type { Store } from '../../store/store.ts';
 import { dailyOutcomesTable } from '../export/tables/daily-outcomes-table.ts';
 
@@ -110,9 +111,11 @@ export async function computeStudyStats(store: Store, range: StatsRange): Promis
     by_sub_state: {},
     by_status_and_sub_state: {},
   };
-  let after: string | undefined;
-  for (;;) {
-    const page = await store.research.participantsPage({}, after, PAGE);
+  const participantPages = keysetPages(
+    (after: string | undefined, limit) => store.research.participantsPage({}, after, limit),
+    PAGE,
+  );
+  for await (const page of participantPages) {
     for (const participant of page) {
       const flow = await store.flowStates.get(participant.id);
       const subState = conversationStateOf(flow?.stateData ?? {});
@@ -123,8 +126,6 @@ export async function computeStudyStats(store: Store, range: StatsRange): Promis
       byStatus[subState] = (byStatus[subState] ?? 0) + 1;
       participants.by_status_and_sub_state[participant.status] = byStatus;
     }
-    if (page.length < PAGE) break;
-    after = page.at(-1)?.id;
   }
 
   const context = {
@@ -147,13 +148,12 @@ export async function computeStudyStats(store: Store, range: StatsRange): Promis
     });
   }
 
-  let callAfter: number | undefined;
-  for (;;) {
-    const calls = await store.research.llmCallsPage(
-      { ...(range.from ? { since: range.from } : {}), ...(range.to ? { until: range.to } : {}) },
-      callAfter,
-      PAGE,
-    );
+  const callRange = { ...(range.from ? { since: range.from } : {}), ...(range.to ? { until: range.to } : {}) };
+  const callPages = keysetPages(
+    (after: number | undefined, limit) => store.research.llmCallsPage(callRange, after, limit),
+    PAGE,
+  );
+  for await (const calls of callPages) {
     for (const call of calls) {
       both(call.createdAt, (builder) => {
         builder.llmCalls += 1;
@@ -163,21 +163,16 @@ export async function computeStudyStats(store: Store, range: StatsRange): Promis
         builder.totalTokens += call.totalTokens ?? 0;
       });
     }
-    if (calls.length < PAGE) break;
-    callAfter = calls.at(-1)?.id;
   }
 
-  let jobAfter: string | undefined;
-  for (;;) {
-    const jobs = await store.research.jobsPage({}, jobAfter, PAGE);
+  const jobPages = keysetPages((after: string | undefined, limit) => store.research.jobsPage({}, after, limit), PAGE);
+  for await (const jobs of jobPages) {
     for (const job of jobs) {
       if (job.kind !== 'deliver_message' || job.status !== 'failed' || !inRange(job.updatedAt)) continue;
       both(job.updatedAt, (builder) => {
         builder.failedDeliveries += 1;
       });
     }
-    if (jobs.length < PAGE) break;
-    jobAfter = jobs.at(-1)?.id;
   }
 
   return {

@@ -11,6 +11,7 @@ import { createPostgresStore } from '../../../src/store/postgres/postgres-store.
 import { linkFakeAccount, startChannel } from './whatsapp-web-harness.ts';
 
 const url = process.env['PROMPTPIPE_TEST_PG_URL'];
+if (!url) console.warn('PostgreSQL connection lease tests skipped: PROMPTPIPE_TEST_PG_URL is not set');
 const schemas: string[] = [];
 
 afterAll(async () => {

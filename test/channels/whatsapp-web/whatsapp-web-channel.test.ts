@@ -247,6 +247,7 @@ describe('whatsapp-web channel', () => {
 });
 
 const pgUrl = process.env['PROMPTPIPE_TEST_PG_URL'];
+if (!pgUrl) console.warn('WhatsApp credentials-on-PostgreSQL test skipped: PROMPTPIPE_TEST_PG_URL is not set');
 const pgSchemas: string[] = [];
 afterAll(async () => {
   if (!pgUrl || pgSchemas.length === 0) return;

@@ -1,5 +1,6 @@
 import { DataKey } from '../../../domain/data-keys.ts';
 import { parseProfile } from '../../../domain/profile.ts';
+import { keysetPages } from '../../../store/keyset-pages.ts';
 import {
   EXPORT_PAGE_SIZE,
   type ExportColumn,
@@ -42,26 +43,25 @@ const columns: ExportColumn[] = [
 
 async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
   const { store, filter } = context;
-  let after: string | undefined;
-  for (;;) {
-    const page = await store.research.participantsPage({ participantIds: filter.participantIds }, after, 100);
+  const participants = keysetPages(
+    (after: string | undefined, limit) =>
+      store.research.participantsPage({ participantIds: filter.participantIds }, after, limit),
+    100,
+  );
+  for await (const page of participants) {
     for (const participant of page) {
       const collector = new DailyOutcomeCollector();
       const scoped = { participantIds: [participant.id], ...(filter.since ? { since: filter.since } : {}) };
-      let eventAfter: number | undefined;
-      for (;;) {
-        const events = await store.research.eventsPage(scoped, eventAfter, EXPORT_PAGE_SIZE);
-        for (const event of events) collector.addEvent(event);
-        if (events.length < EXPORT_PAGE_SIZE) break;
-        eventAfter = events.at(-1)?.id;
-      }
-      let entryAfter: number | undefined;
-      for (;;) {
-        const entries = await store.research.transcriptPage(scoped, entryAfter, EXPORT_PAGE_SIZE);
-        for (const entry of entries) collector.addEntry(entry);
-        if (entries.length < EXPORT_PAGE_SIZE) break;
-        entryAfter = entries.at(-1)?.id;
-      }
+      const events = keysetPages(
+        (after: number | undefined, limit) => store.research.eventsPage(scoped, after, limit),
+        EXPORT_PAGE_SIZE,
+      );
+      for await (const eventPage of events) for (const event of eventPage) collector.addEvent(event);
+      const entries = keysetPages(
+        (after: number | undefined, limit) => store.research.transcriptPage(scoped, after, limit),
+        EXPORT_PAGE_SIZE,
+      );
+      for await (const entryPage of entries) for (const entry of entryPage) collector.addEntry(entry);
       const flow = await store.flowStates.get(participant.id);
       const initial = parseProfile(flow?.stateData[DataKey.userProfile], participant.updatedAt).intensity;
       for (const day of collector.outcomes(participant.id, participant.timezone, initial)) {
@@ -86,8 +86,6 @@ async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
         };
       }
     }
-    if (page.length < 100) return;
-    after = page.at(-1)?.id;
   }
 }
 

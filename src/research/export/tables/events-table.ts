@@ -1,3 +1,4 @@
+import { keysetPages } from '../../../store/keyset-pages.ts';
 import {
   EXPORT_PAGE_SIZE,
   type ExportColumn,
@@ -23,9 +24,11 @@ const columns: ExportColumn[] = [
 
 async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
   const { store, filter, pseudonymizer } = context;
-  let after: number | undefined;
-  for (;;) {
-    const page = await store.research.eventsPage(filter, after, EXPORT_PAGE_SIZE);
+  const pages = keysetPages(
+    (after: number | undefined, limit) => store.research.eventsPage(filter, after, limit),
+    EXPORT_PAGE_SIZE,
+  );
+  for await (const page of pages) {
     for (const event of page) {
       yield {
         event_id: event.id,
@@ -36,8 +39,6 @@ async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
         data: pseudonymizer ? pseudonymizer.json(event.data) : event.data,
       };
     }
-    if (page.length < EXPORT_PAGE_SIZE) return;
-    after = page.at(-1)?.id;
   }
 }
 

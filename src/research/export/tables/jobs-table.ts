@@ -1,3 +1,4 @@
+import { keysetPages } from '../../../store/keyset-pages.ts';
 import {
   EXPORT_PAGE_SIZE,
   type ExportColumn,
@@ -39,9 +40,11 @@ const columns: ExportColumn[] = [
 
 async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
   const { store, filter, pseudonymizer } = context;
-  let after: string | undefined;
-  for (;;) {
-    const page = await store.research.jobsPage(filter, after, EXPORT_PAGE_SIZE);
+  const pages = keysetPages(
+    (after: string | undefined, limit) => store.research.jobsPage(filter, after, limit),
+    EXPORT_PAGE_SIZE,
+  );
+  for await (const page of pages) {
     for (const job of page) {
       const finished = FINISHED.has(job.status);
       yield {
@@ -61,8 +64,6 @@ async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
         payload: pseudonymizer ? pseudonymizer.json(job.payload) : job.payload,
       };
     }
-    if (page.length < EXPORT_PAGE_SIZE) return;
-    after = page.at(-1)?.id;
   }
 }
 

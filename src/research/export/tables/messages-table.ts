@@ -1,4 +1,5 @@
 import { DELIVER_MESSAGE_JOB } from '../../../channels/outbox-messenger.ts';
+import { keysetPages } from '../../../store/keyset-pages.ts';
 import type { Store, TranscriptEntry } from '../../../store/store.ts';
 import { parsePollText } from '../../stats/poll-text-parse.ts';
 import {
@@ -113,9 +114,11 @@ async function deliveriesOf(store: Store, page: readonly TranscriptEntry[]): Pro
 
 async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
   const { store, filter, pseudonymizer } = context;
-  let after: number | undefined;
-  for (;;) {
-    const page = await store.research.transcriptPage(filter, after, EXPORT_PAGE_SIZE);
+  const pages = keysetPages(
+    (after: number | undefined, limit) => store.research.transcriptPage(filter, after, limit),
+    EXPORT_PAGE_SIZE,
+  );
+  for await (const page of pages) {
     const ids = [...new Set(page.flatMap((entry) => (entry.llmCallId === undefined ? [] : [entry.llmCallId])))];
     const calls = new Map((await store.llmCalls.getMany(ids)).map((call) => [call.id, call]));
     const deliveries = await deliveriesOf(store, page);
@@ -158,8 +161,6 @@ async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
         llm_outcome: call?.outcome ?? null,
       };
     }
-    if (page.length < EXPORT_PAGE_SIZE) return;
-    after = page.at(-1)?.id;
   }
 }
 

@@ -1,6 +1,7 @@
 import { DataKey } from '../../../domain/data-keys.ts';
 import { parseProfile } from '../../../domain/profile.ts';
 import { conversationStateOf } from '../../../engine/participant-data.ts';
+import { keysetPages } from '../../../store/keyset-pages.ts';
 import {
   EXPORT_PAGE_SIZE,
   type ExportColumn,
@@ -49,9 +50,11 @@ const columns: ExportColumn[] = [
 
 async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
   const { store, filter, pseudonymizer } = context;
-  let after: string | undefined;
-  for (;;) {
-    const page = await store.research.participantsPage(filter, after, EXPORT_PAGE_SIZE);
+  const pages = keysetPages(
+    (after: string | undefined, limit) => store.research.participantsPage(filter, after, limit),
+    EXPORT_PAGE_SIZE,
+  );
+  for await (const page of pages) {
     for (const participant of page) {
       const flow = await store.flowStates.get(participant.id);
       const data = flow?.stateData ?? {};
@@ -79,8 +82,6 @@ async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
       row['tone_tags'] = profile.tone.tone_tags.join(';');
       yield row;
     }
-    if (page.length < EXPORT_PAGE_SIZE) return;
-    after = page.at(-1)?.id;
   }
 }
 
