@@ -18,13 +18,7 @@ import {
   startFakeWhatsAppCloudApi,
   whatsappWebhookBody,
 } from '../support/fake-whatsapp-cloud-api.ts';
-import {
-  type OpenAiRequestMessage,
-  type ScriptedChatRequest,
-  type ScriptedOpenAiServer,
-  type ScriptedReply,
-  startScriptedOpenAiServer,
-} from '../support/scripted-openai-server.ts';
+import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 import {
   describeOutput,
   freePort,
@@ -34,6 +28,7 @@ import {
   stopServer,
   waitFor,
 } from '../support/server-process.ts';
+import { COACH, createStudyCoach, SAID } from '../support/study-coach-script.ts';
 
 const ACCOUNT_SID = 'AC00000000000000000000000000000003';
 const AUTH_TOKEN = 'e2e-twilio-token';
@@ -55,51 +50,6 @@ afterAll(async () => {
   await model?.close();
   if (stateDir) await rm(stateDir, { recursive: true, force: true });
 }, 30_000);
-
-const SAID = { habit: 'I want to walk more, it gives me energy', timing: 'Around 9, right after breakfast' };
-const COACH = {
-  greeting: 'Hi! Which habit would you like to build?',
-  askTiming: 'Walking for energy, love it. When could a short walk fit?',
-  firstPrompt: 'After breakfast, walk to the end of the street and back.',
-  dailyPrompt: 'After breakfast today, walk for five minutes.',
-  feedback: 'Wonderful, well done!',
-  allSet: 'You are all set: a prompt comes every morning before 9.',
-};
-const COMPLETE_INTAKE: { name: string; arguments: Record<string, unknown> }[] = [
-  { name: 'save_user_profile', arguments: { preferred_time: '09:00', prompt_anchor: 'after breakfast' } },
-  { name: 'generate_habit_prompt', arguments: { delivery_mode: 'immediate' } },
-  { name: 'scheduler', arguments: { action: 'create', type: 'fixed', fixed_time: '09:00' } },
-  { name: 'transition_state', arguments: { target_state: 'FEEDBACK', reason: 'intake complete' } },
-];
-
-/** The coach of one study day, for any participant: intake in two messages, then feedback on "Done". */
-function studyCoach(unexpected: string[]) {
-  return (request: ScriptedChatRequest): ScriptedReply => {
-    const messages: readonly OpenAiRequestMessage[] = request.body.messages;
-    const system = messages[0]?.content ?? '';
-    const userIndex = messages.findLastIndex((message) => message.role === 'user');
-    const said = messages[userIndex]?.content ?? '';
-    const results = messages.slice(userIndex + 1).filter((message) => message.role === 'tool').length;
-    if (system.startsWith('You write one short daily habit prompt')) {
-      return { content: said.includes('first habit prompt') ? COACH.firstPrompt : COACH.dailyPrompt };
-    }
-    if (system.includes('(INTAKE)')) {
-      if (said.includes('expecting a greeting')) return { content: COACH.greeting };
-      if (said === SAID.habit) {
-        return results === 0
-          ? { toolCalls: [{ name: 'save_user_profile', arguments: { habit_domain: 'walking' } }] }
-          : { content: COACH.askTiming };
-      }
-      if (said === SAID.timing) {
-        const next = COMPLETE_INTAKE[results];
-        return next ? { toolCalls: [next] } : { content: COACH.allSet };
-      }
-    }
-    if (system.includes('(FEEDBACK)') && said === 'Q: Did you do it? A: Done') return { content: COACH.feedback };
-    unexpected.push(`${system.slice(0, 60)} … heard: ${said}`);
-    return { content: `SCRIPT SURPRISE: ${said}` };
-  };
-}
 
 /** The participant-visible text of a message the fake Cloud API accepted (text, buttons or template). */
 function whatsappText(body: Record<string, unknown>): string {
@@ -248,7 +198,7 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
     stateDir = await mkdtemp(join(tmpdir(), 'promptpipe-providers-day-'));
     whatsapp = await startFakeWhatsAppCloudApi({ accessToken: ACCESS_TOKEN, phoneNumberId: PHONE_NUMBER_ID });
     twilio = await startFakeTwilioApi({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN });
-    model = await startScriptedOpenAiServer({ respond: studyCoach(unexpected) });
+    model = await startScriptedOpenAiServer({ respond: createStudyCoach(unexpected) });
     server = await startServer({
       PATH: process.env.PATH ?? '',
       PROMPTPIPE_STATE_DIR: stateDir,

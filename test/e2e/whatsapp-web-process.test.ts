@@ -17,14 +17,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptPollVote } from '../../src/channels/whatsapp-web/poll-vote-crypto.ts';
-import {
-  type OpenAiRequestMessage,
-  type ScriptedChatRequest,
-  type ScriptedOpenAiServer,
-  type ScriptedReply,
-  startScriptedOpenAiServer,
-} from '../support/scripted-openai-server.ts';
+import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 import { answersAsItself } from '../support/server-process.ts';
+import { COACH, createStudyCoach, SAID } from '../support/study-coach-script.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SOCKET_MODULE = fileURLToPath(new URL('../support/fake-whatsapp-socket-module.ts', import.meta.url));
@@ -35,53 +30,6 @@ const PHONE = '+15551230003';
 const PHONE_JID = '15551230003@s.whatsapp.net';
 /** The fake's account (FakeWhatsApp's default). */
 const ACCOUNT_JID = '15550009999@s.whatsapp.net';
-
-const SAID = { habit: 'I want to walk more, it gives me energy', timing: 'Around 9, right after breakfast' };
-const COACH = {
-  greeting: 'Hi! Which habit would you like to build?',
-  askTiming: 'Walking for energy, love it. When could a short walk fit?',
-  firstPrompt: 'After breakfast, walk to the end of the street and back.',
-  dailyPrompt: 'After breakfast today, walk for five minutes.',
-  feedback: 'Wonderful, well done!',
-  allSet: 'You are all set: from tomorrow a prompt comes every morning before 9.',
-};
-const COMPLETE_INTAKE: { name: string; arguments: Record<string, unknown> }[] = [
-  { name: 'save_user_profile', arguments: { preferred_time: '09:00', prompt_anchor: 'after breakfast' } },
-  { name: 'generate_habit_prompt', arguments: { delivery_mode: 'immediate' } },
-  { name: 'scheduler', arguments: { action: 'create', type: 'fixed', fixed_time: '09:00' } },
-  { name: 'transition_state', arguments: { target_state: 'FEEDBACK', reason: 'intake complete' } },
-];
-
-function currentTurn(messages: readonly OpenAiRequestMessage[]) {
-  const userIndex = messages.findLastIndex((message) => message.role === 'user');
-  const results = messages.slice(userIndex + 1).filter((message) => message.role === 'tool');
-  return { said: messages[userIndex]?.content ?? '', results: results.length };
-}
-
-function coach(unexpected: string[]) {
-  return (request: ScriptedChatRequest): ScriptedReply => {
-    const system = request.body.messages[0]?.content ?? '';
-    const { said, results } = currentTurn(request.body.messages);
-    if (system.startsWith('You write one short daily habit prompt')) {
-      return { content: said.includes('first habit prompt') ? COACH.firstPrompt : COACH.dailyPrompt };
-    }
-    if (system.includes('(INTAKE)')) {
-      if (said.includes('expecting a greeting')) return { content: COACH.greeting };
-      if (said === SAID.habit) {
-        return results === 0
-          ? { toolCalls: [{ name: 'save_user_profile', arguments: { habit_domain: 'walking' } }] }
-          : { content: COACH.askTiming };
-      }
-      if (said === SAID.timing) {
-        const next = COMPLETE_INTAKE[results];
-        return next ? { toolCalls: [next] } : { content: COACH.allSet };
-      }
-    }
-    if (system.includes('(FEEDBACK)') && said === 'Q: Did you do it? A: Done') return { content: COACH.feedback };
-    unexpected.push(`${system.slice(0, 60)} … heard: ${said}`);
-    return { content: `SCRIPT SURPRISE: ${said}` };
-  };
-}
 
 interface SentLine {
   id: string;
@@ -169,7 +117,7 @@ const runCli = promisify(execFile);
 beforeAll(async () => {
   fakeDir = await mkdtemp(join(tmpdir(), 'promptpipe-fake-whatsapp-'));
   stateDir = await mkdtemp(join(tmpdir(), 'promptpipe-e2e-whatsapp-'));
-  model = await startScriptedOpenAiServer({ respond: coach(unexpected) });
+  model = await startScriptedOpenAiServer({ respond: createStudyCoach(unexpected) });
 });
 
 afterAll(async () => {

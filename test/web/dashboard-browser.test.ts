@@ -13,8 +13,8 @@ import { loadConfig } from '../../src/config.ts';
 import { type Application, createApplication } from '../../src/main.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
+import { COACH, createStudyCoach, SAID } from '../support/study-coach-script.ts';
 import { browserAvailability, launchChromium } from './browser.ts';
-import { COACH, createStudyCoach, SAID } from './study-coach-script.ts';
 
 const API_TOKEN = 'dashboard-test-token';
 const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));

@@ -1,9 +1,9 @@
 /**
- * A scripted coach for the browser tests: the reply is a function of the request (which module asks, what the
+ * A scripted coach for the browser and end-to-end tests: the reply is a function of the request (which module asks, what the
  * participant said, which tool results came back this turn). Anything unexpected is recorded in `unexpected` and
  * answered with a marker, so a product change fails an assertion instead of hanging.
  */
-import type { OpenAiRequestMessage, ScriptedChatRequest, ScriptedReply } from '../support/scripted-openai-server.ts';
+import type { OpenAiRequestMessage, ScriptedChatRequest, ScriptedReply } from './scripted-openai-server.ts';
 
 export const SAID = {
   habit: 'I want to walk more, it gives me energy',
