@@ -37,6 +37,7 @@ import type { Clock } from '../scheduling/clock.ts';
 import { createInProcessLock, type ParticipantLock } from '../store/participant-lock.ts';
 import type { InboundMessage, Job, Store } from '../store/store.ts';
 import type { ChannelInboundMessage } from './channel.ts';
+import { unansweredMessageEntry } from './inbound-transcript.ts';
 import type { OptOutHandler } from './opt-out.ts';
 import { matchTypedAnswer, type OpenPoll } from './poll-answer-matching.ts';
 import { latestPollRun, parseRecordedPoll } from './recorded-polls.ts';
@@ -227,16 +228,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     const now = clock.now();
     await store.transaction(async (tx) => {
       // Kept as study data even though nobody answers it.
-      await tx.transcript.append([
-        {
-          participantId: participant.id,
-          role: 'user',
-          kind: 'message',
-          content: inbound.text || inbound.pollAnswer?.option || '',
-          sourceMessageId: inbound.id,
-          createdAt: inbound.receivedAt,
-        },
-      ]);
+      await tx.transcript.append([unansweredMessageEntry(inbound)]);
       await tx.events.record({
         participantId: participant.id,
         type: 'message-ignored',
@@ -368,18 +360,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
       const error = `the model was unavailable from ${since.toISOString()} for longer than the retry limit`;
       const recorded = await wasRecorded(inbound);
       await store.transaction(async (tx) => {
-        if (!recorded) {
-          await tx.transcript.append([
-            {
-              participantId,
-              role: 'user',
-              kind: 'message',
-              content: inbound.text || inbound.pollAnswer?.option || '',
-              sourceMessageId: inbound.id,
-              createdAt: inbound.receivedAt,
-            },
-          ]);
-        }
+        if (!recorded) await tx.transcript.append([unansweredMessageEntry(inbound)]);
         await tx.events.record({
           participantId,
           type: 'message-failed',

@@ -16,6 +16,7 @@ import type { ParticipantService } from '../participants/participant-service.ts'
 import type { Clock } from '../scheduling/clock.ts';
 import type { InboundMessage, Store } from '../store/store.ts';
 import type { ChannelRegistry } from './channel-registry.ts';
+import { unansweredMessageEntry } from './inbound-transcript.ts';
 
 export const OPTED_OUT_EVENT = 'participant-opted-out';
 export const OPTED_IN_EVENT = 'participant-opted-in';
@@ -53,16 +54,7 @@ export function createOptOutHandler(options: {
   async function recordKeyword(inbound: InboundMessage, participant: Participant, type: string): Promise<void> {
     const now = clock.now();
     await store.transaction(async (tx) => {
-      await tx.transcript.append([
-        {
-          participantId: participant.id,
-          role: 'user',
-          kind: 'message',
-          content: inbound.text,
-          sourceMessageId: inbound.id,
-          createdAt: inbound.receivedAt,
-        },
-      ]);
+      await tx.transcript.append([unansweredMessageEntry(inbound)]);
       await tx.events.record({
         participantId: participant.id,
         type,
