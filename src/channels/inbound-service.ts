@@ -40,7 +40,7 @@ import type { ChannelInboundMessage } from './channel.ts';
 import { unansweredMessageEntry } from './inbound-transcript.ts';
 import type { OptOutHandler } from './opt-out.ts';
 import { matchTypedAnswer, type OpenPoll } from './poll-answer-matching.ts';
-import { latestPollRun, parseRecordedPoll } from './recorded-polls.ts';
+import { latestPollRun, parseRecordedPoll, type RecordedPoll } from './recorded-polls.ts';
 
 export interface InboundReceipt {
   /** The durable inbound id (the `sourceMessageId` of everything the turn causes). */
@@ -119,11 +119,8 @@ export function llmOutageBackoff(attempt: number): number {
 }
 
 /** The `lastPoll` data key as written by the outbox messenger. */
-export interface LastPoll {
-  id: string;
-  question: string;
-  options: string[];
-}
+/** The last poll sent (`lastPoll` data key): the poll as recorded, with its exact options. */
+export type LastPoll = RecordedPoll;
 
 /** How far back a poll counts as the one being answered; beyond it the conversation has moved on. */
 const OPEN_POLL_LOOKBACK_ENTRIES = 30;

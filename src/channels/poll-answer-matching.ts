@@ -14,13 +14,10 @@ import type { PollAnswer } from '../domain/polls.ts';
 import { fixedOptionOf, fixedPollOf } from '../i18n/fixed-polls.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import { matchPollOption } from './poll-text.ts';
-import { optionByNumber } from './recorded-polls.ts';
+import { optionByNumber, type RecordedPoll } from './recorded-polls.ts';
 
-export interface OpenPoll {
-  id: string;
-  question: string;
-  options: string[];
-}
+/** A poll still open for an answer: as the transcript records it. */
+export type OpenPoll = RecordedPoll;
 
 function translatedOption(reply: string, poll: OpenPoll, messages: MessageCatalogue): string | undefined {
   const kind = fixedPollOf(messages, poll.question);

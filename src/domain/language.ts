@@ -39,6 +39,11 @@ export function canonicalLanguageTag(tag: string): string | undefined {
   }
 }
 
+/** Why `tag` is refused, for error messages: `"xx" is not a known BCP 47 language tag such as "en", …`. */
+export function unknownLanguageProblem(tag: string): string {
+  return `"${tag}" is not a known BCP 47 language tag such as "en", "es" or "pt-BR"`;
+}
+
 /** The tag and its shorter forms, most specific first: `pt-BR` → [`pt-BR`, `pt`]. */
 export function languageFallbackChain(tag: string): string[] {
   const chain: string[] = [];

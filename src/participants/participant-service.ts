@@ -11,7 +11,7 @@ import type { ConversationState } from '../domain/conversation-state.ts';
 import { DataKey, type StateData } from '../domain/data-keys.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
-import { canonicalLanguageTag, ENGLISH } from '../domain/language.ts';
+import { canonicalLanguageTag, ENGLISH, unknownLanguageProblem } from '../domain/language.ts';
 import { formatParticipantBackground, type Participant, ParticipantStatus } from '../domain/participant.ts';
 import { toE164 } from '../domain/phone.ts';
 import { parseProfile, type UserProfile } from '../domain/profile.ts';
@@ -169,10 +169,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
     if (language === undefined) return undefined;
     const canonical = canonicalLanguageTag(language);
     if (!canonical) {
-      throw new AppError(
-        'invalid_input',
-        `language "${language}" is not a known BCP 47 language tag such as "en", "es" or "pt-BR"`,
-      );
+      throw new AppError('invalid_input', `language ${unknownLanguageProblem(language)}`);
     }
     return canonical;
   }

@@ -2,7 +2,7 @@
  * Validates every row of a bulk enrolment before anything is enrolled: per-row errors (row number, field, problem),
  * duplicates inside the file, and the numbers already enrolled (skipped, not errors, so a re-run is harmless).
  */
-import { canonicalLanguageTag } from '../../domain/language.ts';
+import { canonicalLanguageTag, unknownLanguageProblem } from '../../domain/language.ts';
 import { toE164 } from '../../domain/phone.ts';
 import { canonicalTimeZone } from '../../scheduling/schedule-time.ts';
 import type { ImportRow } from './import-input.ts';
@@ -92,7 +92,7 @@ export async function validateImport(
       rowErrors.push({
         row,
         field: 'language',
-        problem: `"${rawLanguage}" is not a known BCP 47 language tag such as "en", "es" or "pt-BR"`,
+        problem: unknownLanguageProblem(rawLanguage),
       });
     }
     if (phoneNumber) {
