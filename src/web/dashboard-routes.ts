@@ -344,12 +344,6 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
     app.get('/dashboard/overview', publicRoute, async (request, reply) => {
       const page = context(request, reply);
       if (!page) return reply;
-      const byStatus = await Promise.all(
-        PARTICIPANT_STATUSES.map(async (status) => ({
-          label: status,
-          value: await store.participants.count({ status }),
-        })),
-      );
       const bySubState = await Promise.all(
         SUB_STATES.map(async (state) => ({
           label: state,
@@ -357,6 +351,10 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
         })),
       );
       const stats = await computeStudyStats(store, { from: undefined, to: undefined });
+      const byStatus = PARTICIPANT_STATUSES.map((status) => ({
+        label: status,
+        value: stats.participants.by_status[status] ?? 0,
+      }));
       const days = stats.days.slice(-14);
       const perDay = (figure: (day: (typeof days)[number]) => number | null) =>
         days.map((day) => ({ label: day.date, value: figure(day) ?? 0 }));
