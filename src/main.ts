@@ -30,7 +30,6 @@ import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
 import { createWhatsAppCloudChannel } from './channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
 import { createWhatsAppCloudRoutes } from './channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
-import { createBaileysSocket } from './channels/whatsapp-web/baileys-socket.ts';
 import { type ConnectionLease, createInProcessLease } from './channels/whatsapp-web/connection-lease.ts';
 import { withDeliveryHold } from './channels/whatsapp-web/delivery-hold.ts';
 import { createPostgresConnectionLease } from './channels/whatsapp-web/postgres-connection-lease.ts';
@@ -279,7 +278,8 @@ function createConfiguredWebhookChannel(config: Config, log: Log): Channel {
  */
 export async function loadWhatsAppSocketFactory(config: Config, log: Log): Promise<WhatsAppSocketFactory> {
   const modulePath = config.channel.whatsappWebSocketModule;
-  if (!modulePath) return createBaileysSocket;
+  // Baileys is imported only when the channel is enabled (it is the largest dependency in memory).
+  if (!modulePath) return (await import('./channels/whatsapp-web/baileys-socket.ts')).createBaileysSocket;
   log.warn({ module: modulePath }, 'whatsapp-web: TEST socket module in use (PROMPTPIPE_WHATSAPP_WEB_SOCKET_MODULE)');
   const loaded = (await import(pathToFileURL(resolve(modulePath)).href)) as { createWhatsAppSocket?: unknown };
   if (typeof loaded.createWhatsAppSocket !== 'function') {

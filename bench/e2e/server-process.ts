@@ -1,14 +1,26 @@
 /**
- * The real `promptpipe serve` process for the end-to-end benchmarks, started exactly as `npm start` starts it
- * (`node src/cli/main.ts serve`) with the environment given, and its memory read from `/proc/<pid>/status`.
+ * The real `promptpipe serve` process for the end-to-end benchmarks, started exactly as `npm start` starts it (the
+ * compiled build, `node dist/cli/main.js serve`, built first) with the environment given, and its memory read from
+ * `/proc/<pid>/status`.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
+
+let built = false;
+/** `npm run build` (what `npm start` runs first), once per benchmark run. */
+function buildOnce(): void {
+  if (built) return;
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+  });
+  built = true;
+}
 
 export interface ServerProcess {
   readonly baseUrl: string;
@@ -55,8 +67,9 @@ async function waitUntilHealthy(baseUrl: string, child: ChildProcess, stderr: ()
 }
 
 export async function startServerProcess(environment: Record<string, string>): Promise<ServerProcess> {
+  buildOnce();
   const port = await freePort();
-  const child = spawn(process.execPath, ['src/cli/main.ts', 'serve'], {
+  const child = spawn(process.execPath, ['dist/cli/main.js', 'serve'], {
     cwd: REPO_ROOT,
     env: {
       PATH: process.env.PATH ?? '',

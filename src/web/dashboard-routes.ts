@@ -3,6 +3,8 @@
  * dashboard session instead (see dashboard-session.ts); every POST verifies the CSRF token and the Origin.
  */
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { WEB_CHAT_CHANNEL } from '../channels/web-chat/web-chat-channel.ts';
 import { ConversationState } from '../domain/conversation-state.ts';
@@ -34,7 +36,11 @@ import { dashboardEntry } from './transcript-view.ts';
 import type { WebChatLinks } from './web-chat-links.ts';
 
 const PAGE_SIZE = 50;
-const ASSETS = new URL('./assets/', import.meta.url);
+/**
+ * The stylesheet and scripts, from the source tree whether this module runs from `src/` or from the compiled
+ * `dist/` (`npm start`): both sit two levels below the package root, like the prompts directory.
+ */
+const ASSETS = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'web', 'assets', '/'));
 
 export interface DashboardOptions {
   apiToken: string | undefined;

@@ -6,14 +6,11 @@
  * Keys are written through at once rather than batched: Baileys ratchets Signal sessions on every message, and a
  * session key lost in a crash means messages that can no longer be decrypted.
  */
-import {
-  type AuthenticationCreds,
-  type AuthenticationState,
-  BufferJSON,
-  initAuthCreds,
-  proto,
-  type SignalDataSet,
-  type SignalDataTypeMap,
+import type {
+  AuthenticationCreds,
+  AuthenticationState,
+  SignalDataSet,
+  SignalDataTypeMap,
 } from '@whiskeysockets/baileys';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { WhatsAppAuthEntry, WhatsAppAuthRepository } from '../../store/store.ts';
@@ -33,12 +30,23 @@ export interface DatabaseAuthState {
   readonly isLinked: boolean;
 }
 
-function serialise(value: unknown): string {
-  return JSON.stringify(value, BufferJSON.replacer);
+type Baileys = typeof import('@whiskeysockets/baileys');
+let baileysModule: Promise<Baileys> | undefined;
+/**
+ * Baileys is loaded on first use, not with this module: it is about 60 MB of memory, and a server without the
+ * `whatsapp-web` channel (or a CLI command that never touches it) should not pay for it.
+ */
+function baileys(): Promise<Baileys> {
+  baileysModule ??= import('@whiskeysockets/baileys');
+  return baileysModule;
 }
 
-function deserialise<T>(text: string): T {
-  return JSON.parse(text, BufferJSON.reviver) as T;
+async function serialise(value: unknown): Promise<string> {
+  return JSON.stringify(value, (await baileys()).BufferJSON.replacer);
+}
+
+async function deserialise<T>(text: string): Promise<T> {
+  return JSON.parse(text, (await baileys()).BufferJSON.reviver) as T;
 }
 
 export async function readStoredCreds(
@@ -46,7 +54,7 @@ export async function readStoredCreds(
   session: string,
 ): Promise<AuthenticationCreds | undefined> {
   const stored = (await repository.read(session, CREDS_CATEGORY, [CREDS_KEY])).get(CREDS_KEY);
-  return stored === undefined ? undefined : deserialise<AuthenticationCreds>(stored);
+  return stored === undefined ? undefined : await deserialise<AuthenticationCreds>(stored);
 }
 
 /** Linked: the phone accepted this device (Baileys sets `me` when pairing succeeds, `registered` for pairing codes). */
@@ -60,6 +68,7 @@ export async function loadDatabaseAuthState(options: {
   clock: Clock;
 }): Promise<DatabaseAuthState> {
   const { repository, session, clock } = options;
+  const { initAuthCreds, proto } = await baileys();
   const creds = (await readStoredCreds(repository, session)) ?? initAuthCreds();
   const write = (entries: WhatsAppAuthEntry[]) => repository.write(session, entries, clock.now());
   return {
@@ -70,7 +79,7 @@ export async function loadDatabaseAuthState(options: {
           const stored = await repository.read(session, type, ids);
           const result: { [id: string]: SignalDataTypeMap[T] } = {};
           for (const [id, text] of stored) {
-            let value: unknown = deserialise(text);
+            let value: unknown = await deserialise(text);
             if (type === 'app-state-sync-key') value = proto.Message.AppStateSyncKeyData.fromObject(value as object);
             result[id] = value as SignalDataTypeMap[T];
           }
@@ -80,7 +89,7 @@ export async function loadDatabaseAuthState(options: {
           const entries: WhatsAppAuthEntry[] = [];
           for (const [category, values] of Object.entries(data)) {
             for (const [id, value] of Object.entries(values ?? {})) {
-              entries.push({ category, keyId: id, value: value ? serialise(value) : null });
+              entries.push({ category, keyId: id, value: value ? await serialise(value) : null });
             }
           }
           await write(entries);
@@ -90,7 +99,7 @@ export async function loadDatabaseAuthState(options: {
         },
       },
     },
-    saveCreds: () => write([{ category: CREDS_CATEGORY, keyId: CREDS_KEY, value: serialise(creds) }]),
+    saveCreds: async () => write([{ category: CREDS_CATEGORY, keyId: CREDS_KEY, value: await serialise(creds) }]),
     get isLinked() {
       return credsAreLinked(creds);
     },
@@ -105,7 +114,7 @@ export async function readLidMapping(
 ): Promise<string | undefined> {
   const key = `${lidUser}_reverse`;
   const stored = (await repository.read(session, LID_MAPPING_CATEGORY, [key])).get(key);
-  return stored === undefined ? undefined : deserialise<string>(stored);
+  return stored === undefined ? undefined : await deserialise<string>(stored);
 }
 
 /** Records a LID ↔ phone-number pair in Baileys' own format (both directions). */
@@ -118,8 +127,8 @@ export async function writeLidMapping(
   await repository.write(
     session,
     [
-      { category: LID_MAPPING_CATEGORY, keyId: mapping.pnUser, value: serialise(mapping.lidUser) },
-      { category: LID_MAPPING_CATEGORY, keyId: `${mapping.lidUser}_reverse`, value: serialise(mapping.pnUser) },
+      { category: LID_MAPPING_CATEGORY, keyId: mapping.pnUser, value: await serialise(mapping.lidUser) },
+      { category: LID_MAPPING_CATEGORY, keyId: `${mapping.lidUser}_reverse`, value: await serialise(mapping.pnUser) },
     ],
     now,
   );

@@ -1,0 +1,129 @@
+/**
+ * `npm start` runs the compiled build (`npm run build` = `tsc -p tsconfig.build.json` into `dist/`, then
+ * `node dist/cli/main.js serve`). This builds it exactly so and starts it: the compiled server must find what it reads
+ * next to the sources (the prompts, the message catalogues, the dashboard's assets), and — the reason for the build
+ * and for loading channel SDKs lazily — must not load Baileys or the Twilio REST client when those channels are off.
+ * Which modules the process loaded is recorded by a `module.registerHooks` hook passed with `--import`.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answersAsItself, freePort, REPO_ROOT, waitFor } from '../support/server-process.ts';
+
+const API_TOKEN = 'compiled-start-token';
+
+/** Appends the URL of every module the process loads to the file named by LOADED_MODULES_FILE. */
+const RECORDING_HOOK = `
+import { registerHooks } from 'node:module';
+import { appendFileSync } from 'node:fs';
+registerHooks({
+  load(url, context, nextLoad) {
+    appendFileSync(process.env.LOADED_MODULES_FILE, url + '\\n');
+    return nextLoad(url, context);
+  },
+});
+`;
+
+describe('npm start: the compiled server', () => {
+  let directory: string;
+  let child: ChildProcess | undefined;
+  let output = '';
+  let baseUrl = '';
+  let loadedModulesFile = '';
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'promptpipe-compiled-'));
+    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+      cwd: REPO_ROOT,
+      stdio: 'pipe',
+    });
+    const hook = join(directory, 'record-modules.mjs');
+    await writeFile(hook, RECORDING_HOOK);
+    loadedModulesFile = join(directory, 'loaded-modules.txt');
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, 'dist/cli/main.js', 'serve'], {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        API_ADDR: `127.0.0.1:${port}`,
+        PROMPTPIPE_STATE_DIR: join(directory, 'state'),
+        PROMPTPIPE_CHANNEL: 'webhook',
+        PROMPTPIPE_WEBHOOK_URL: 'http://127.0.0.1:9/never-called',
+        PROMPTPIPE_API_TOKEN: API_TOKEN,
+        OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+        OPENAI_API_KEY: 'unused',
+        LOADED_MODULES_FILE: loadedModulesFile,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    const started = child;
+    await waitFor(
+      'the compiled server to answer /health',
+      async () => {
+        if (started.exitCode !== null) throw new Error(`the compiled server exited:\n${output}`);
+        return answersAsItself(baseUrl, started, undefined);
+      },
+      30_000,
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child?.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('runs from dist/, not from the TypeScript sources', async () => {
+    const loaded = (await readFile(loadedModulesFile, 'utf8')).split('\n');
+    const ownModules = loaded.filter(
+      (url) => url.startsWith(pathToFileURL(REPO_ROOT).href) && !url.includes('/node_modules/'),
+    );
+    expect(ownModules.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
+    expect(ownModules.filter((url) => url.endsWith('.ts'))).toEqual([]);
+  });
+
+  it('does not load the SDKs of channels that are not enabled', async () => {
+    const loaded = await readFile(loadedModulesFile, 'utf8');
+    expect(loaded).not.toContain('/node_modules/@whiskeysockets/baileys/');
+    expect(loaded).not.toContain('/node_modules/twilio/lib/rest/');
+  });
+
+  it('serves the dashboard assets from the source tree', async () => {
+    const response = await fetch(`${baseUrl}/dashboard/assets/dashboard.css`);
+    expect(response.status).toBe(200);
+    const css = await response.text();
+    expect(css).toBe(await readFile(join(REPO_ROOT, 'src', 'web', 'assets', 'dashboard.css'), 'utf8'));
+  });
+
+  it('records the built-in prompt files and their versions at start-up', async () => {
+    const response = await fetch(`${baseUrl}/export/events.jsonl`, {
+      headers: { authorization: `Bearer ${API_TOKEN}` },
+    });
+    expect(response.status).toBe(200);
+    const events = (await response.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; data: unknown });
+    const startup = events.find((event) => event.type === 'configuration-recorded');
+    const data = (typeof startup?.data === 'string' ? JSON.parse(startup.data) : startup?.data) as {
+      prompts: { file: string; version: string }[];
+    };
+    expect(data.prompts.map((prompt) => prompt.file).sort()).toEqual(
+      ['feedback.txt', 'intake.txt', 'prompt-generator.txt'].sort(),
+    );
+    for (const prompt of data.prompts) expect(prompt.version).toMatch(/\S/);
+  });
+});
