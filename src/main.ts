@@ -32,7 +32,6 @@ import { createWhatsAppCloudChannel } from './channels/whatsapp-cloud/whatsapp-c
 import { createWhatsAppCloudRoutes } from './channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
 import { type ConnectionLease, createInProcessLease } from './channels/whatsapp-web/connection-lease.ts';
 import { withDeliveryHold } from './channels/whatsapp-web/delivery-hold.ts';
-import { createPostgresConnectionLease } from './channels/whatsapp-web/postgres-connection-lease.ts';
 import type { WhatsAppSocketFactory } from './channels/whatsapp-web/whatsapp-socket.ts';
 import {
   createWhatsAppWebChannel,
@@ -80,8 +79,7 @@ import { createJobRunner } from './scheduling/job-runner-service.ts';
 import { createSharedManualClock } from './scheduling/shared-manual-clock.ts';
 import { registerTimers } from './scheduling/timers/index.ts';
 import { createInProcessLock } from './store/participant-lock.ts';
-import { type ClusterCoordinator, createClusterCoordinator } from './store/postgres/postgres-coordinator.ts';
-import { createPostgresStore } from './store/postgres/postgres-store.ts';
+import type { ClusterCoordinator } from './store/postgres/postgres-coordinator.ts';
 import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
 import { acquireStateDirLock } from './store/sqlite/state-dir-lock.ts';
 import type { Job, Store } from './store/store.ts';
@@ -136,9 +134,14 @@ export interface Application {
   stop(): Promise<void>;
 }
 
-/** SQLite at `$PROMPTPIPE_STATE_DIR/promptpipe.db`, or PostgreSQL when `DATABASE_URL` is set; migrated on open. */
+/**
+ * SQLite at `$PROMPTPIPE_STATE_DIR/promptpipe.db`, or PostgreSQL when `DATABASE_URL` is set; migrated on open.
+ * The PostgreSQL modules (and `pg`) are imported only when used, like the channel SDKs: memory a SQLite deployment
+ * does not pay for.
+ */
 export async function openStore(config: Config, log: Log): Promise<Store> {
   if (config.storage.databaseUrl) {
+    const { createPostgresStore } = await import('./store/postgres/postgres-store.ts');
     const store = await createPostgresStore({
       connectionString: config.storage.databaseUrl,
       maxConnections: config.storage.poolSize,
@@ -183,6 +186,7 @@ async function openCoordinator(
 ): Promise<ClusterCoordinator | undefined> {
   const { databaseUrl } = config.storage;
   if (!databaseUrl || injectedStore || store.dialect !== 'postgres') return undefined;
+  const { createClusterCoordinator } = await import('./store/postgres/postgres-coordinator.ts');
   const coordinator = await createClusterCoordinator({
     connectionString: databaseUrl,
     instanceId: config.cluster.instanceId,
@@ -289,9 +293,10 @@ export async function loadWhatsAppSocketFactory(config: Config, log: Log): Promi
 }
 
 /** One instance holds the WhatsApp connection: an advisory lock on PostgreSQL; in-process on SQLite. */
-export function createWhatsAppLease(config: Config, log: Log): ConnectionLease {
+export async function createWhatsAppLease(config: Config, log: Log): Promise<ConnectionLease> {
   const { databaseUrl } = config.storage;
   if (!databaseUrl) return createInProcessLease();
+  const { createPostgresConnectionLease } = await import('./channels/whatsapp-web/postgres-connection-lease.ts');
   return createPostgresConnectionLease({
     connectionString: databaseUrl,
     name: `promptpipe:whatsapp-web:${DEFAULT_WHATSAPP_SESSION}`,
@@ -444,16 +449,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const whatsappSocketFactory = config.channel.enabled.includes(WHATSAPP_WEB_CHANNEL)
     ? await loadWhatsAppSocketFactory(config, log)
     : undefined;
-  const createWhatsAppWeb = whatsappSocketFactory
-    ? () =>
-        createWhatsAppWebChannel({
-          store,
-          clock,
-          log,
-          socketFactory: whatsappSocketFactory,
-          lease: createWhatsAppLease(config, log),
-        })
-    : undefined;
+  const whatsappLease = whatsappSocketFactory ? await createWhatsAppLease(config, log) : undefined;
+  const createWhatsAppWeb =
+    whatsappSocketFactory && whatsappLease
+      ? () =>
+          createWhatsAppWebChannel({ store, clock, log, socketFactory: whatsappSocketFactory, lease: whatsappLease })
+      : undefined;
   const channels = createChannelRegistry(
     options.channel ? [options.channel] : createConfiguredChannels(config, log, store, clock, createWhatsAppWeb),
   );

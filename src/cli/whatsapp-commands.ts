@@ -31,7 +31,7 @@ async function withLinking<T>(work: (options: DeviceLinkingOptions, store: Store
         session: DEFAULT_WHATSAPP_SESSION,
         clock: systemClock,
         socketFactory: await loadWhatsAppSocketFactory(config, log),
-        lease: createWhatsAppLease(config, log),
+        lease: await createWhatsAppLease(config, log),
         log,
       },
       store,

@@ -2,7 +2,8 @@
  * `npm start` runs the compiled build (`npm run build` = `tsc -p tsconfig.build.json` into `dist/`, then
  * `node dist/cli/main.js serve`). This builds it exactly so and starts it: the compiled server must find what it reads
  * next to the sources (the prompts, the message catalogues, the dashboard's assets), and — the reason for the build
- * and for loading channel SDKs lazily — must not load Baileys or the Twilio REST client when those channels are off.
+ * and for loading channel SDKs lazily — must not load Baileys or the Twilio REST client when those channels are off,
+ * nor `pg` on SQLite.
  * Which modules the process loaded is recorded by a `module.registerHooks` hook passed with `--import`.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -95,10 +96,11 @@ describe('npm start: the compiled server', () => {
     expect(ownModules.filter((url) => url.endsWith('.ts'))).toEqual([]);
   });
 
-  it('does not load the SDKs of channels that are not enabled', async () => {
+  it('does not load the SDKs of channels that are not enabled, nor the PostgreSQL driver on SQLite', async () => {
     const loaded = await readFile(loadedModulesFile, 'utf8');
     expect(loaded).not.toContain('/node_modules/@whiskeysockets/baileys/');
     expect(loaded).not.toContain('/node_modules/twilio/lib/rest/');
+    expect(loaded).not.toContain('/node_modules/pg/');
   });
 
   it('serves the dashboard assets from the source tree', async () => {
