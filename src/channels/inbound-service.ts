@@ -239,8 +239,8 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
 
   /** A message recorded in the transcript by an earlier attempt (its model call failed) is not recorded again. */
   async function wasRecorded(inbound: InboundMessage): Promise<boolean> {
-    const recent = await store.transcript.list(inbound.participantId, { limit: POLL_LOOKUP_ENTRIES });
-    return recent.some((entry) => entry.role === 'user' && entry.sourceMessageId === inbound.id);
+    const linked = await store.transcript.forSourceMessage(inbound.participantId, inbound.id);
+    return linked.some((entry) => entry.role === 'user');
   }
 
   async function scheduleRetry(participantId: string, since: Date, attempt: number): Promise<void> {
@@ -388,10 +388,8 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
 
   /** A reply linked to this message is in the transcript (the turn completed before a crash). */
   async function alreadyAnswered(inbound: InboundMessage): Promise<boolean> {
-    const recent = await store.transcript.list(inbound.participantId, { limit: POLL_LOOKUP_ENTRIES });
-    return recent.some(
-      (entry) => entry.sourceMessageId === inbound.id && entry.role === 'assistant' && entry.kind === 'reply',
-    );
+    const linked = await store.transcript.forSourceMessage(inbound.participantId, inbound.id);
+    return linked.some((entry) => entry.role === 'assistant' && entry.kind === 'reply');
   }
 
   /**

@@ -67,9 +67,6 @@ interface TurnInput {
   holdOnLlmError?: boolean;
 }
 
-/** How far back the transcript is searched for an interrupted turn's message. */
-const RESUME_LOOKBACK_ENTRIES = 50;
-
 export function createConversationFlow(dependencies: ConversationFlowDependencies): ConversationFlow {
   const { store, clock, lock, log } = dependencies;
   const guard = dependencies.requestGuard ?? createRequestGuard({ mode: 'repair', log });
@@ -155,8 +152,8 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     userText: string,
   ): Promise<{ history: ConversationMessage[]; module: ConversationState } | undefined> {
     if (!message.sourceMessageId) return undefined;
-    const recent = await store.transcript.list(message.participantId, { limit: RESUME_LOOKBACK_ENTRIES });
-    const recorded = recent.some((entry) => entry.role === 'user' && entry.sourceMessageId === message.sourceMessageId);
+    const linked = await store.transcript.forSourceMessage(message.participantId, message.sourceMessageId);
+    const recorded = linked.some((entry) => entry.role === 'user');
     if (!recorded) return undefined;
     log.warn(
       { participantId: message.participantId, sourceMessageId: message.sourceMessageId },

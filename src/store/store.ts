@@ -137,6 +137,11 @@ export interface TranscriptRepository {
   append(entries: NewTranscriptEntry[]): Promise<TranscriptEntry[]>;
   /** Oldest first. `before` is an entry id (exclusive); with `limit`, returns the newest `limit` entries before it. */
   list(participantId: string, options?: { limit?: number; before?: number }): Promise<TranscriptEntry[]>;
+  /**
+   * The entries linked to one inbound message (`sourceMessageId`): the participant's message as recorded and what
+   * answered it. Oldest first; an indexed look-up, however long the transcript.
+   */
+  forSourceMessage(participantId: string, sourceMessageId: string): Promise<TranscriptEntry[]>;
   /** Only for `DELETE …?purge=true`. */
   purge(participantId: string): Promise<number>;
 }

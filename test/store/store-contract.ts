@@ -251,6 +251,30 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.transcript.list('participant_3')).toEqual([]);
       });
 
+      it('finds the entries linked to one inbound message, however far back, for that participant only', async () => {
+        await store.transcript.append([makeEntry('hello', { sourceMessageId: 'inbound_1' })]);
+        // Far more entries after it than any "recent entries" window.
+        await store.transcript.append(Array.from({ length: 250 }, (_, index) => makeEntry(`later ${index}`)));
+        await store.transcript.append([
+          makeEntry('Hello again!', {
+            role: 'assistant',
+            kind: 'reply',
+            sourceMessageId: 'inbound_1',
+            outboundId: 'o1',
+          }),
+          makeEntry('other participant, same id', { participantId: 'participant_2', sourceMessageId: 'inbound_1' }),
+          makeEntry('another message', { sourceMessageId: 'inbound_2' }),
+        ]);
+        const linked = await store.transcript.forSourceMessage('participant_1', 'inbound_1');
+        expect(linked.map((entry) => [entry.role, entry.content])).toEqual([
+          ['user', 'hello'],
+          ['assistant', 'Hello again!'],
+        ]);
+        expect(linked[0]?.id).toBeLessThan(linked[1]?.id ?? 0);
+        expect(await store.transcript.forSourceMessage('participant_1', 'inbound_3')).toEqual([]);
+        expect(await store.transcript.forSourceMessage('participant_3', 'inbound_1')).toEqual([]);
+      });
+
       it('pages backwards: the newest `limit` entries before the cursor, oldest first', async () => {
         const stored = await store.transcript.append(
           Array.from({ length: 7 }, (_, index) => makeEntry(`message ${index + 1}`)),

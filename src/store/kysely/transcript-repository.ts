@@ -35,6 +35,17 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
       return rows.reverse().map(toTranscriptEntry);
     },
 
+    async forSourceMessage(participantId, sourceMessageId) {
+      const rows = await db
+        .selectFrom('transcript')
+        .selectAll()
+        .where('participant_id', '=', participantId)
+        .where('source_message_id', '=', sourceMessageId)
+        .orderBy('id', 'asc')
+        .execute();
+      return rows.map(toTranscriptEntry);
+    },
+
     async purge(participantId) {
       const result = await db.deleteFrom('transcript').where('participant_id', '=', participantId).executeTakeFirst();
       return Number(result.numDeletedRows);

@@ -9,6 +9,7 @@ import * as language from './007-language.ts';
 import * as webChat from './008-webchat.ts';
 import * as jobIndexes from './010-job-indexes.ts';
 import * as jobClaimOrderIndex from './011-job-claim-order-index.ts';
+import * as turnLookupIndexes from './012-turn-lookup-indexes.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -26,6 +27,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '008-webchat': { up: (db) => webChat.up(db, dialect) },
     '010-job-indexes': { up: (db) => jobIndexes.up(db) },
     '011-job-claim-order-index': { up: (db) => jobClaimOrderIndex.up(db) },
+    '012-turn-lookup-indexes': { up: (db) => turnLookupIndexes.up(db) },
   };
 }
 
