@@ -9,14 +9,18 @@ import { parseDuration } from './domain/duration.ts';
 import { AppError } from './domain/errors.ts';
 import { canonicalLanguageTag } from './domain/language.ts';
 import { TOOL_PROTOCOLS, ToolProtocol } from './llm/text-tool-protocol.ts';
+import type { SqliteSynchronous } from './store/sqlite/sqlite-store.ts';
 
 export interface Config {
   api: { host: string; port: number; token: string | undefined; bodyLimitBytes: number };
   storage: {
     stateDir: string;
     databaseUrl: string | undefined;
-    /** SQLite `synchronous`: `full` (default) survives power loss; `normal` survives a process crash only. */
-    sqliteSynchronous: 'full' | 'normal';
+    /**
+     * When SQLite commits reach the disk (`SQLITE_SYNCHRONOUS`): `group` (default) syncs before anything is
+     * acknowledged or sent; `full` syncs every commit; `normal` only at checkpoints. See sqlite-store.ts.
+     */
+    sqliteSynchronous: SqliteSynchronous;
     /** `DATABASE_POOL_SIZE`: pooled PostgreSQL connections of this instance (plus one for coordination). */
     poolSize: number;
   };
@@ -334,7 +338,7 @@ export function loadConfig(env: Environment): Config {
     storage: {
       stateDir: read.string('PROMPTPIPE_STATE_DIR') ?? './data',
       databaseUrl: read.string('DATABASE_URL'),
-      sqliteSynchronous: read.oneOf('SQLITE_SYNCHRONOUS', ['full', 'normal'] as const, 'full'),
+      sqliteSynchronous: read.oneOf('SQLITE_SYNCHRONOUS', ['group', 'full', 'normal'] as const, 'group'),
       poolSize: read.number('DATABASE_POOL_SIZE', 10, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
     },
     llm: {

@@ -468,7 +468,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   runner.register(
     DELIVER_MESSAGE_JOB,
     withDeliveryHold({
-      handler: createDeliveryHandler({ channels, metrics, log, receipts, messages }),
+      handler: createDeliveryHandler({ channels, metrics, log, receipts, messages, durable: () => store.durable() }),
       store,
       clock,
       newId,

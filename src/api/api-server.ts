@@ -27,7 +27,8 @@ import { registerSystemRoutes } from './routes/system-routes.ts';
 
 export interface ApiServerOptions {
   config: { api: Pick<Config['api'], 'host' | 'token' | 'bodyLimitBytes'> };
-  store: Pick<Store, 'ping' | 'participants'> & Partial<Pick<Store, 'llmCalls'>>;
+  /** `durable`: awaited before every response to a request that may have written (see registerDurableResponses). */
+  store: Pick<Store, 'ping' | 'participants'> & Partial<Pick<Store, 'llmCalls' | 'durable'>>;
   participants: ParticipantService;
   clock: Clock;
   /** Drives `POST /admin/clock`; without it (or with the system clock) the endpoint answers 409. */
@@ -68,6 +69,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
 
   registerErrorHandling(app, log);
   registerShutdownRefusal(app);
+  if (options.store.durable) registerDurableResponses(app, options.store.durable);
   registerAuth(app, config.api.token);
   app.addHook('onListen', async () => {
     warnIfUnprotected({ host: config.api.host, token: config.api.token, log });
@@ -92,6 +94,23 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   if (options.research) registerResearchRoutes(app, options.research);
   for (const routes of options.channelRoutes ?? []) void app.register(routes);
   return app;
+}
+
+/** Requests that never write. */
+const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A response to a request that may have written (an inbound message acknowledged to its gateway, an enrollment, a
+ * clock move) goes out only once the commits made so far are durable: with SQLite's group commit a power cut can then
+ * lose nothing the server has acknowledged. Reads do not wait. One sync serves all the requests waiting together. When
+ * the sync fails, the request is answered 500 (the client retries; inbound messages are deduplicated).
+ */
+function registerDurableResponses(app: FastifyInstance, durable: () => Promise<void>): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    // A 5xx acknowledges nothing (it is also how a failed sync is answered: the error response comes through here).
+    if (!READ_ONLY_METHODS.has(request.method) && reply.statusCode < 500) await durable();
+    return payload;
+  });
 }
 
 /**

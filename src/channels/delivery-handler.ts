@@ -50,6 +50,11 @@ export interface DeliveryHandlerOptions {
   receipts?: DeliveryReceipts;
   /** The numbered-poll instruction in the participant's language; defaults to the built-in catalogues. */
   messages?: MessageCatalogue;
+  /**
+   * `Store.durable`: awaited before the message goes out, so what the participant receives is never newer than what
+   * a power cut leaves on disk (SQLite group commit). Without it, nothing is awaited.
+   */
+  durable?: () => Promise<void>;
 }
 
 function failureCode(error: unknown): string | undefined {
@@ -63,6 +68,8 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions): JobHandl
     const channel = channels.resolve(queued.channel);
     const message = adaptForChannel(queued, channel, options.messages);
     const about = { outboundId: message.id, participantId: message.participantId, channel: channel.name };
+    // A failed sync is not a failed delivery: the job is retried without counting against the channel.
+    await options.durable?.();
     try {
       const result = await channel.send(message);
       metrics.recordOutboundMessage(channel.name, 'delivered');

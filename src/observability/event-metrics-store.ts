@@ -42,6 +42,7 @@ export function withEventMetrics(store: Store, metrics: Pick<Metrics, 'recordSta
       dialect: inner.dialect,
       transaction: (fn) => inner.transaction((tx) => fn(observedStore(tx as Store))),
       ping: () => inner.ping(),
+      durable: () => inner.durable(),
       close: () => inner.close(),
     };
   }

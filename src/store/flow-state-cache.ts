@@ -122,5 +122,6 @@ export function withFlowStateCache(store: Store, capacity: number = DEFAULT_CAPA
     },
     close: () => store.close(),
     ping: () => store.ping(),
+    durable: () => store.durable(),
   };
 }

@@ -41,6 +41,12 @@ export interface Store extends StoreRepositories {
   transaction<T>(fn: (tx: StoreRepositories) => Promise<T>): Promise<T>;
   /** Resolves when the database answers; rejects otherwise (health checks). */
   ping(): Promise<void>;
+  /**
+   * Resolves when every commit made before the call would survive a power loss. Called before anything outside may
+   * learn of a commit: an HTTP response, a message handed to a channel. Immediate where every commit already is
+   * durable (PostgreSQL; SQLite at `full`); on SQLite's default group commit one fsync serves every waiting caller.
+   */
+  durable(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -52,7 +52,10 @@ afterEach(async () => {
   await store.close();
 });
 
-function useChannel(channel: RecordingChannel | ReturnType<typeof createWebhookChannel>): void {
+function useChannel(
+  channel: RecordingChannel | ReturnType<typeof createWebhookChannel>,
+  durable?: () => Promise<void>,
+): void {
   // As in src/main.ts: under the participant lock, so one participant's messages go out one at a time, in order.
   runner.register(
     DELIVER_MESSAGE_JOB,
@@ -61,6 +64,7 @@ function useChannel(channel: RecordingChannel | ReturnType<typeof createWebhookC
       metrics,
       log: silentLog,
       receipts: createDeliveryReceipts({ store, clock, metrics, log: silentLog }),
+      ...(durable ? { durable } : {}),
     }),
   );
 }
@@ -84,6 +88,42 @@ describe('the deliver_message handler', () => {
     expect(await metrics.registry.getSingleMetricAsString('promptpipe_outbound_messages_total')).toContain(
       'promptpipe_outbound_messages_total{channel="recording",outcome="delivered"} 2',
     );
+  });
+
+  it('makes the commits durable before handing a message to the channel (group commit)', async () => {
+    const steps: string[] = [];
+    const channel = createRecordingChannel();
+    const send = channel.send.bind(channel);
+    channel.send = async (message) => {
+      steps.push(`send ${message.text}`);
+      return send(message);
+    };
+    useChannel(channel, async () => {
+      steps.push('durable');
+    });
+    await messenger.send(PARTICIPANT.id, { type: 'text', text: 'first' }, { kind: 'reply' });
+    await messenger.send(PARTICIPANT.id, { type: 'text', text: 'second' }, { kind: 'reply' });
+    expect(await runner.runDue()).toBe(2);
+    expect(steps).toEqual(['durable', 'send first', 'durable', 'send second']);
+  });
+
+  it('sends nothing, and counts no failed delivery, when the sync fails: the job is retried', async () => {
+    const channel = createRecordingChannel();
+    let failing = true;
+    useChannel(channel, async () => {
+      if (failing) throw new Error('EIO: the disk failed');
+    });
+    await messenger.send(PARTICIPANT.id, { type: 'text', text: 'kept' }, { kind: 'reply' });
+    await runner.runDue();
+    expect(channel.attempts).toEqual([]);
+    expect(await metrics.registry.getSingleMetricAsString('promptpipe_outbound_messages_total')).not.toContain(
+      'outcome="failed"',
+    );
+    failing = false;
+    clock.advance(10 * 60_000);
+    expect(await runner.runDue()).toBe(1);
+    expect(channel.attempts.map((message) => message.text)).toEqual(['kept']);
+    expect(channel.delivered.map((message) => message.text)).toEqual(['kept']);
   });
 
   it("keeps one participant's messages in order even when the gateway is slow to accept the first", async () => {

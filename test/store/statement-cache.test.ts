@@ -28,7 +28,7 @@ describe('SQLite statement cache', () => {
   });
 
   it('drops the least recently used statement past its capacity', () => {
-    const cached = withStatementCache(database, 2);
+    const cached = withStatementCache(database, { capacity: 2 });
     const one = cached.prepare('select 1 as n');
     const two = cached.prepare('select 2 as n');
     expect(cached.prepare('select 1 as n')).toBe(one);

@@ -51,7 +51,14 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect):
  * holds, and the transaction waits for it, forever. Use the `tx` repositories only. On PostgreSQL the same mistake
  * does not hang but runs outside the transaction, so it is wrong on both.
  */
-export function createKyselyStore(options: { db: Kysely<Database>; dialect: StoreDialect }): Store {
+export function createKyselyStore(options: {
+  db: Kysely<Database>;
+  dialect: StoreDialect;
+  /** Makes earlier commits durable (SQLite group commit); without it every commit already is. */
+  durable?: () => Promise<void>;
+  /** Runs before the database closes (the group commit's last sync). */
+  beforeClose?: () => Promise<void>;
+}): Store {
   const { db, dialect } = options;
   return {
     dialect: dialect.name,
@@ -62,8 +69,13 @@ export function createKyselyStore(options: { db: Kysely<Database>; dialect: Stor
     async ping() {
       await sql`select 1`.execute(db);
     },
+    durable: options.durable ?? (() => Promise.resolve()),
     async close() {
-      await db.destroy();
+      try {
+        await options.beforeClose?.();
+      } finally {
+        await db.destroy();
+      }
     },
   };
 }
@@ -76,6 +88,8 @@ function createTransactionStore(transaction: Kysely<Database>, dialect: StoreDia
     async ping() {
       await sql`select 1`.execute(transaction);
     },
+    // Inside a transaction nothing is committed yet; the caller makes it durable after the commit.
+    durable: () => Promise.resolve(),
     close() {
       return Promise.reject(new AppError('internal', 'close() called on a transaction; close the store instead'));
     },

@@ -5,6 +5,7 @@ import type { Database } from '../kysely/database.ts';
 import { createKyselyStore } from '../kysely/kysely-store.ts';
 import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
 import type { Store } from '../store.ts';
+import { createGroupCommit } from './group-commit.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 import { withStatementCache } from './statement-cache.ts';
 
@@ -14,12 +15,19 @@ export interface SqliteStoreOptions {
   /** How long a statement waits for another process's write lock before failing. Default 5 s. */
   busyTimeoutMs?: number;
   /**
-   * SQLite's `synchronous` level. `full` (the default) makes every commit durable even through a power loss. `normal`
-   * skips the sync at each commit in WAL mode: a process crash still loses nothing committed, but a power loss or
-   * kernel crash may lose the last commits. An explicit choice for deployments that want the speed.
+   * When commits reach the disk. A process crash never loses a commit in any of them; they differ on a power loss
+   * (or kernel crash):
+   * - `group` (the default): commits are synced in groups, off the event loop, before anything outside hears of
+   *   them (`Store.durable()`: before an HTTP response, before a message goes to a channel), so nothing acknowledged
+   *   or sent is lost (group-commit.ts).
+   * - `full`: SQLite's own `synchronous=FULL`, an fsync at every commit, on the event loop (slower).
+   * - `normal`: no sync until a checkpoint: a power loss may lose the last commits, acknowledged ones included. An
+   *   explicit choice for deployments that want the speed.
    */
-  synchronous?: 'full' | 'normal';
+  synchronous?: SqliteSynchronous;
 }
+
+export type SqliteSynchronous = 'group' | 'full' | 'normal';
 
 /**
  * Opens (creating if needed) and migrates a SQLite database.
@@ -33,9 +41,18 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     // WAL lets readers (a dashboard, a backup) proceed while the server writes; in-memory databases have no journal.
     if (options.filename !== ':memory:') database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
-    database.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    const synchronous = options.synchronous ?? 'group';
+    database.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     database.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+    const groupCommit =
+      synchronous === 'group' && options.filename !== ':memory:'
+        ? createGroupCommit({ filename: options.filename })
+        : undefined;
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({
+        database: withStatementCache(database, groupCommit ? { observer: groupCommit.afterStatement } : {}),
+      }),
+    });
     try {
       await migrateToLatest(db as Kysely<unknown>, sqliteDialect.schema);
     } catch (error) {
@@ -43,7 +60,12 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       throw error;
     }
     // One process owns a SQLite database, so its flow states can be cached (see flow-state-cache.ts).
-    return withFlowStateCache(createKyselyStore({ db, dialect: sqliteDialect }));
+    const store = createKyselyStore({
+      db,
+      dialect: sqliteDialect,
+      ...(groupCommit ? { durable: groupCommit.durable, beforeClose: groupCommit.close } : {}),
+    });
+    return withFlowStateCache(store);
   } catch (error) {
     if (database.open) database.close();
     throw error;
