@@ -10,6 +10,7 @@ import * as webChat from './008-webchat.ts';
 import * as jobIndexes from './010-job-indexes.ts';
 import * as jobClaimOrderIndex from './011-job-claim-order-index.ts';
 import * as turnLookupIndexes from './012-turn-lookup-indexes.ts';
+import * as jobOrderCheckIndex from './013-job-order-check-index.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -28,6 +29,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '010-job-indexes': { up: (db) => jobIndexes.up(db) },
     '011-job-claim-order-index': { up: (db) => jobClaimOrderIndex.up(db) },
     '012-turn-lookup-indexes': { up: (db) => turnLookupIndexes.up(db) },
+    '013-job-order-check-index': { up: (db) => jobOrderCheckIndex.up(db) },
   };
 }
 
