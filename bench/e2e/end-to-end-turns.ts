@@ -25,6 +25,8 @@ export interface EndToEndResult {
   idleRssMiB: number;
   /** The process's high-water mark at the end of the load. */
   peakRssMiB: number;
+  /** The server's CPU time per measured turn, in milliseconds (all threads). */
+  serverCpuMsPerTurn: number;
   /** Notes such as duplicates seen at the gateway; empty when all went well. */
   remarks: string;
 }
@@ -88,6 +90,7 @@ export async function runEndToEndTurns(participantCount: number, profile: RunPro
     );
 
     const latencies: number[] = [];
+    const cpuBefore = running.cpuSeconds();
     const started = performance.now();
     const deadline = started + MEASURE_MS[profile.mode];
     await Promise.all(
@@ -96,6 +99,7 @@ export async function runEndToEndTurns(participantCount: number, profile: RunPro
       }),
     );
     const elapsedMs = performance.now() - started;
+    const serverCpuMsPerTurn = ((running.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, latencies.length);
     const peakRssMiB = running.peakRssMiB();
     return {
       name: `end to end, ${participantCount} participant${participantCount === 1 ? '' : 's'} (webhook in/out)`,
@@ -104,6 +108,7 @@ export async function runEndToEndTurns(participantCount: number, profile: RunPro
       ...latencyPercentiles(latencies),
       idleRssMiB,
       peakRssMiB,
+      serverCpuMsPerTurn,
       remarks: capture.duplicates > 0 ? `${capture.duplicates} duplicate deliveries` : '',
     };
   } finally {

@@ -38,6 +38,8 @@ export interface BurstResult {
   promptsPerSecond: number;
   idleRssMiB: number;
   peakRssMiB: number;
+  /** The server's CPU time from the clock move to the last delivery: near deliverySeconds means CPU-bound. */
+  serverCpuSeconds: number;
   promptsDelivered: number;
   pollsDelivered: number;
   duplicates: number;
@@ -108,6 +110,7 @@ export async function runPromptBurst(count: number): Promise<BurstResult> {
     });
     const idleRssMiB = server.rssMiB();
     const started = performance.now();
+    const cpuBefore = server.cpuSeconds();
     await server.post('/admin/clock', { set_to: AFTER_PROMPT_INSTANT });
     await Promise.all([capture.waitForCount('text', count), capture.waitForCount('poll', count)]);
     const deliverySeconds = (performance.now() - started) / 1000;
@@ -118,6 +121,7 @@ export async function runPromptBurst(count: number): Promise<BurstResult> {
       promptsPerSecond: count / deliverySeconds,
       idleRssMiB,
       peakRssMiB: server.peakRssMiB(),
+      serverCpuSeconds: server.cpuSeconds() - cpuBefore,
       promptsDelivered: capture.countOf('text'),
       pollsDelivered: capture.countOf('poll'),
       duplicates: capture.duplicates,

@@ -16,7 +16,17 @@ const mib = (value: number): string => `${value.toFixed(0)} MB`;
 
 export function formatEndToEndTable(results: readonly EndToEndResult[]): string {
   return table(
-    ['end-to-end (real server process)', 'turns', 'turns/s', 'p50 ms', 'p95 ms', 'p99 ms', 'idle RSS', 'peak RSS'],
+    [
+      'end-to-end (real server process)',
+      'turns',
+      'turns/s',
+      'p50 ms',
+      'p95 ms',
+      'p99 ms',
+      'idle RSS',
+      'peak RSS',
+      'server CPU / turn',
+    ],
     results.map((result) => [
       result.remarks ? `${result.name} — ${result.remarks}` : result.name,
       result.turns.toLocaleString('en-US'),
@@ -26,6 +36,7 @@ export function formatEndToEndTable(results: readonly EndToEndResult[]): string 
       formatMilliseconds(result.p99Ms),
       mib(result.idleRssMiB),
       mib(result.peakRssMiB),
+      `${result.serverCpuMsPerTurn.toFixed(1)} ms`,
     ]),
   );
 }
@@ -33,12 +44,21 @@ export function formatEndToEndTable(results: readonly EndToEndResult[]): string 
 export function formatBurstTable(result: BurstResult): string {
   const complete = result.promptsDelivered === result.participants && result.duplicates === 0;
   return table(
-    ['prompt burst (same local minute)', 'delivered in', 'prompts/s', 'idle RSS', 'peak RSS', 'lost or doubled'],
+    [
+      'prompt burst (same local minute)',
+      'delivered in',
+      'prompts/s',
+      'server CPU',
+      'idle RSS',
+      'peak RSS',
+      'lost or doubled',
+    ],
     [
       [
         `${result.participants.toLocaleString('en-US')} participants (seeded in ${result.seedSeconds.toFixed(1)} s)`,
         `${result.deliverySeconds.toFixed(1)} s`,
         formatRate(result.promptsPerSecond),
+        `${result.serverCpuSeconds.toFixed(1)} s (${((result.serverCpuSeconds * 1000) / result.participants).toFixed(1)} ms/prompt)`,
         mib(result.idleRssMiB),
         mib(result.peakRssMiB),
         complete

@@ -29,6 +29,8 @@ export interface ServerProcess {
   rssMiB(): number;
   /** The highest resident memory since the process started, in MiB (`VmHWM`). */
   peakRssMiB(): number;
+  /** CPU time the process used so far, all threads, user + system, in seconds (`/proc/<pid>/stat`). */
+  cpuSeconds(): number;
   /** POSTs JSON; rejects on a non-2xx answer. */
   post(path: string, body: unknown): Promise<unknown>;
   /** SIGTERM, then waits for the exit. */
@@ -49,6 +51,16 @@ function statusFieldMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!match?.[1]) throw new Error(`no ${field} for process ${pid}`);
   return Number(match[1]) / 1024;
+}
+
+/** Linux counts process CPU time in clock ticks of 1/100 s (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+function cpuSecondsOf(pid: number): number {
+  // The fields after the command name (which may contain spaces) start at the state: utime and stime are the 12th
+  // and 13th of them.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 async function waitUntilHealthy(baseUrl: string, child: ChildProcess, stderr: () => string): Promise<void> {
@@ -101,6 +113,7 @@ export async function startServerProcess(environment: Record<string, string>): P
     pid,
     rssMiB: () => statusFieldMiB(pid, 'VmRSS'),
     peakRssMiB: () => statusFieldMiB(pid, 'VmHWM'),
+    cpuSeconds: () => cpuSecondsOf(pid),
     async post(path, body) {
       const response = await fetch(`${baseUrl}${path}`, {
         method: 'POST',
