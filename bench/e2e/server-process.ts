@@ -11,6 +11,19 @@ import { fileURLToPath } from 'node:url';
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
 
+/**
+ * The command `npm start` runs, read from package.json (`node <flags> dist/cli/main.js serve`), so the benchmarks
+ * measure the server with the same Node flags.
+ */
+function startCommandArguments(): string[] {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const [node, ...rest] = manifest.scripts.start.split(/\s+/);
+  if (node !== 'node') throw new Error(`npm start does not run node: ${manifest.scripts.start}`);
+  return rest;
+}
+
 let built = false;
 /** `npm run build` (what `npm start` runs first), once per benchmark run. */
 function buildOnce(): void {
@@ -81,7 +94,7 @@ async function waitUntilHealthy(baseUrl: string, child: ChildProcess, stderr: ()
 export async function startServerProcess(environment: Record<string, string>): Promise<ServerProcess> {
   buildOnce();
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/cli/main.js', 'serve'], {
+  const child = spawn(process.execPath, startCommandArguments(), {
     cwd: REPO_ROOT,
     env: {
       PATH: process.env.PATH ?? '',

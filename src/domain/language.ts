@@ -7,22 +7,39 @@
 /** English: the language of the contract's fixed texts and of the built-in system prompts. */
 export const ENGLISH = 'en';
 
-const languageNames = (): Intl.DisplayNames => new Intl.DisplayNames([ENGLISH], { type: 'language', fallback: 'none' });
+/** ICU's display names, built once (building one costs more than many look-ups; every turn checks a language). */
+let displayNames: { language: Intl.DisplayNames; script: Intl.DisplayNames; region: Intl.DisplayNames } | undefined;
+function names(): NonNullable<typeof displayNames> {
+  displayNames ??= {
+    language: new Intl.DisplayNames([ENGLISH], { type: 'language', fallback: 'none' }),
+    script: new Intl.DisplayNames([ENGLISH], { type: 'script', fallback: 'none' }),
+    region: new Intl.DisplayNames([ENGLISH], { type: 'region', fallback: 'none' }),
+  };
+  return displayNames;
+}
 
 function knownSubtags(locale: Intl.Locale): boolean {
-  const names = languageNames();
-  if (!names.of(locale.language)) return false;
-  if (locale.script && !new Intl.DisplayNames([ENGLISH], { type: 'script', fallback: 'none' }).of(locale.script)) {
-    return false;
-  }
-  if (locale.region && !new Intl.DisplayNames([ENGLISH], { type: 'region', fallback: 'none' }).of(locale.region)) {
-    return false;
-  }
+  const { language, script, region } = names();
+  if (!language.of(locale.language)) return false;
+  if (locale.script && !script.of(locale.script)) return false;
+  if (locale.region && !region.of(locale.region)) return false;
   return true;
 }
 
+/** Answers for the tags seen so far (a study uses a handful); bounded so odd input cannot grow it without limit. */
+const canonicalTags = new Map<string, string | undefined>();
+const CANONICAL_TAGS_KEPT = 1_000;
+
 /** The canonical spelling of a valid tag (`EN-us` → `en-US`), or undefined when it is not a known language. */
 export function canonicalLanguageTag(tag: string): string | undefined {
+  if (canonicalTags.has(tag)) return canonicalTags.get(tag);
+  const canonical = canonicalize(tag);
+  if (canonicalTags.size >= CANONICAL_TAGS_KEPT) canonicalTags.clear();
+  canonicalTags.set(tag, canonical);
+  return canonical;
+}
+
+function canonicalize(tag: string): string | undefined {
   const trimmed = tag.trim();
   if (!trimmed) return undefined;
   let canonical: string | undefined;
@@ -64,7 +81,7 @@ export function isEnglish(tag: string): boolean {
 /** The English name of a language for the model (`es` → `Spanish`, `pt-BR` → `Brazilian Portuguese`). */
 export function languageName(tag: string): string {
   try {
-    return languageNames().of(tag) ?? languageNames().of(primaryLanguage(tag)) ?? tag;
+    return names().language.of(tag) ?? names().language.of(primaryLanguage(tag)) ?? tag;
   } catch {
     return tag;
   }
