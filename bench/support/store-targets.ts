@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { createSqliteStore, DEFAULT_SQLITE_SYNCHRONOUS } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { BenchmarkStore, StoreTarget } from './benchmark.ts';
 
@@ -40,8 +40,9 @@ const FILE_SYSTEM_NAMES: Readonly<Record<number, string>> = {
 };
 
 /**
- * What the numbers depend on: the SQLite version, the synchronous level in WAL mode (FULL syncs the WAL at every
- * commit) and the file system, read from a probe database in `directory`.
+ * What the numbers depend on: the SQLite version, the store's durability mode (the default, group commit: SQLite at
+ * synchronous=NORMAL, the WAL fsynced only where `Store.durable()` is awaited, which the engine and store rows never
+ * do) and the file system, read from a probe database in `directory`.
  */
 function describeSqlite(directory: string): string {
   const probeDirectory = mkdtempSync(join(directory, 'promptpipe-bench-probe-'));
@@ -50,10 +51,9 @@ function describeSqlite(directory: string): string {
     try {
       database.pragma('journal_mode = WAL');
       const version = String(database.prepare('select sqlite_version()').pluck().get());
-      const synchronous = ['OFF', 'NORMAL', 'FULL', 'EXTRA'][Number(database.pragma('synchronous', { simple: true }))];
       const fileSystemType = statfsSync(probeDirectory).type;
       const fileSystem = FILE_SYSTEM_NAMES[fileSystemType] ?? `file system 0x${fileSystemType.toString(16)}`;
-      return `SQLite ${version} (better-sqlite3), file in ${directory} (${fileSystem}), WAL, synchronous=${synchronous}`;
+      return `SQLite ${version} (better-sqlite3), file in ${directory} (${fileSystem}), WAL, SQLITE_SYNCHRONOUS=${DEFAULT_SQLITE_SYNCHRONOUS} (synchronous=NORMAL + group commit)`;
     } finally {
       database.close();
     }

@@ -28,6 +28,7 @@ export interface SqliteStoreOptions {
 }
 
 export type SqliteSynchronous = 'group' | 'full' | 'normal';
+export const DEFAULT_SQLITE_SYNCHRONOUS: SqliteSynchronous = 'group';
 
 /**
  * Opens (creating if needed) and migrates a SQLite database.
@@ -41,7 +42,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     // WAL lets readers (a dashboard, a backup) proceed while the server writes; in-memory databases have no journal.
     if (options.filename !== ':memory:') database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
-    const synchronous = options.synchronous ?? 'group';
+    const synchronous = options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS;
     database.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     database.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     const groupCommit =
