@@ -17,8 +17,12 @@
 import type { FlowState } from '../domain/flow-state.ts';
 import type { FlowStateRepository, ParticipantRepository, Store } from './store.ts';
 
-/** Participants whose state is kept; past this the least recently used are dropped. */
-const DEFAULT_CAPACITY = 10_000;
+/**
+ * Participants whose state is kept; past this the least recently used are dropped. The cache serves the dozen reads of
+ * one turn and the turns of participants who are writing now, so it only needs to cover what is in flight; bounding
+ * it keeps the heap small in a large study (a state with a full 50-message history is tens of kB in memory).
+ */
+const DEFAULT_CAPACITY = 1_000;
 
 function copy(state: FlowState): FlowState {
   return {
