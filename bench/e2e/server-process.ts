@@ -28,7 +28,7 @@ let built = false;
 /** `npm run build` (what `npm start` runs first), once per benchmark run. */
 function buildOnce(): void {
   if (built) return;
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+  execFileSync(process.execPath, ['scripts/build.ts'], {
     cwd: REPO_ROOT,
     stdio: 'inherit',
   });

@@ -1,12 +1,12 @@
 /**
- * `npm start` runs the compiled build (`npm run build` = `tsc -p tsconfig.build.json` into `dist/`, then
+ * `npm start` runs the compiled build (`npm run build` = `tsc -p tsconfig.build.json` into `dist/` under a lock, then
  * `node dist/cli/main.js serve`). This builds it exactly so and starts it: the compiled server must find what it reads
  * next to the sources (the prompts, the message catalogues, the dashboard's assets), and — the reason for the build
  * and for loading channel SDKs lazily — must not load Baileys or the Twilio REST client when those channels are off,
  * nor `pg` on SQLite.
  * Which modules the process loaded is recorded by a `module.registerHooks` hook passed with `--import`.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,12 @@ registerHooks({
 });
 `;
 
+/** `npm run build`, as `npm start` runs it first; resolves with its exit code. */
+function build(): Promise<number | null> {
+  const child = spawn(process.execPath, ['scripts/build.ts'], { cwd: REPO_ROOT, stdio: 'ignore' });
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
 describe('npm start: the compiled server', () => {
   let directory: string;
   let child: ChildProcess | undefined;
@@ -37,10 +43,10 @@ describe('npm start: the compiled server', () => {
 
   beforeAll(async () => {
     directory = await mkdtemp(join(tmpdir(), 'promptpipe-compiled-'));
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
-      cwd: REPO_ROOT,
-      stdio: 'pipe',
-    });
+    // Two builds at once, as when several instances are started together: the lock makes the second wait for the
+    // first, then find everything up to date.
+    const builds = await Promise.all([build(), build()]);
+    expect(builds).toEqual([0, 0]);
     const hook = join(directory, 'record-modules.mjs');
     await writeFile(hook, RECORDING_HOOK);
     loadedModulesFile = join(directory, 'loaded-modules.txt');
