@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import SqliteDatabase from 'better-sqlite3';
 import type { RunProfile } from '../support/benchmark.ts';
 import { latencyPercentiles } from '../support/statistics.ts';
 import { startInstantModelServer } from './instant-model-server.ts';
@@ -27,6 +28,12 @@ export interface EndToEndResult {
   peakRssMiB: number;
   /** The server's CPU time per measured turn, in milliseconds (all threads). */
   serverCpuMsPerTurn: number;
+  /**
+   * The database's size after the run (WAL checkpointed, free pages left out) divided by every turn it holds:
+   * the greetings, the warm-up turns and the measured ones. Everything a turn stores counts: transcript, events,
+   * LLM-call provenance, inbound messages, jobs, delivery records, the flow state and every index.
+   */
+  bytesStoredPerTurn: number;
   /** Notes such as duplicates seen at the gateway; empty when all went well. */
   remarks: string;
 }
@@ -49,6 +56,19 @@ async function enroll(server: ServerProcess, count: number): Promise<{ id: strin
     participants.push({ id: answer.result.id, phone });
   }
   return participants;
+}
+
+/** Bytes in use in a SQLite database file once its WAL is checkpointed into it. */
+function storedBytes(filename: string): number {
+  const database = new SqliteDatabase(filename);
+  try {
+    database.pragma('wal_checkpoint(TRUNCATE)');
+    const pages = Number(database.pragma('page_count', { simple: true }));
+    const free = Number(database.pragma('freelist_count', { simple: true }));
+    return (pages - free) * Number(database.pragma('page_size', { simple: true }));
+  } finally {
+    database.close();
+  }
 }
 
 export async function runEndToEndTurns(participantCount: number, profile: RunProfile): Promise<EndToEndResult> {
@@ -101,6 +121,9 @@ export async function runEndToEndTurns(participantCount: number, profile: RunPro
     const elapsedMs = performance.now() - started;
     const serverCpuMsPerTurn = ((running.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, latencies.length);
     const peakRssMiB = running.peakRssMiB();
+    await running.stop();
+    const allTurns = participantCount * (1 + WARMUP_TURNS_PER_PARTICIPANT) + latencies.length;
+    const bytesStoredPerTurn = storedBytes(join(stateDirectory, 'promptpipe.db')) / allTurns;
     return {
       name: `end to end, ${participantCount} participant${participantCount === 1 ? '' : 's'} (webhook in/out)`,
       turns: latencies.length,
@@ -109,6 +132,7 @@ export async function runEndToEndTurns(participantCount: number, profile: RunPro
       idleRssMiB,
       peakRssMiB,
       serverCpuMsPerTurn,
+      bytesStoredPerTurn,
       remarks: capture.duplicates > 0 ? `${capture.duplicates} duplicate deliveries` : '',
     };
   } finally {

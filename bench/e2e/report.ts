@@ -26,6 +26,7 @@ export function formatEndToEndTable(results: readonly EndToEndResult[]): string 
       'idle RSS',
       'peak RSS',
       'server CPU / turn',
+      'stored / turn',
     ],
     results.map((result) => [
       result.remarks ? `${result.name} — ${result.remarks}` : result.name,
@@ -37,6 +38,7 @@ export function formatEndToEndTable(results: readonly EndToEndResult[]): string 
       mib(result.idleRssMiB),
       mib(result.peakRssMiB),
       `${result.serverCpuMsPerTurn.toFixed(1)} ms`,
+      `${(result.bytesStoredPerTurn / 1024).toFixed(1)} KB`,
     ]),
   );
 }

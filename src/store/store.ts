@@ -144,8 +144,9 @@ export interface TranscriptRepository {
   /** Oldest first. `before` is an entry id (exclusive); with `limit`, returns the newest `limit` entries before it. */
   list(participantId: string, options?: { limit?: number; before?: number }): Promise<TranscriptEntry[]>;
   /**
-   * The entries linked to one inbound message (`sourceMessageId`): the participant's message as recorded and what
-   * answered it. Oldest first; an indexed look-up, however long the transcript.
+   * The participant's message as recorded (role `user`) and the replies (kind `reply`) linked to one inbound message
+   * (`sourceMessageId`): what tells an interrupted turn from a new one. Tool calls and results are not included.
+   * Oldest first; an indexed look-up, however long the transcript.
    */
   forSourceMessage(participantId: string, sourceMessageId: string): Promise<TranscriptEntry[]>;
   /** Only for `DELETE …?purge=true`. */

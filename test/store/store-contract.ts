@@ -251,7 +251,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.transcript.list('participant_3')).toEqual([]);
       });
 
-      it('finds the entries linked to one inbound message, however far back, for that participant only', async () => {
+      it("finds an inbound message's recorded text and reply (not its tool rows), however far back, for that participant only", async () => {
         await store.transcript.append([makeEntry('hello', { sourceMessageId: 'inbound_1' })]);
         // Far more entries after it than any "recent entries" window.
         await store.transcript.append(Array.from({ length: 250 }, (_, index) => makeEntry(`later ${index}`)));

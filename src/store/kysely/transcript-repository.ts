@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import { TURN_ANCHOR_ROWS } from '../migrations/012-turn-lookup-indexes.ts';
 import type { NewTranscriptEntry, TranscriptEntry, TranscriptRepository, TranscriptToolCall } from '../store.ts';
 import { fromOptionalJson, fromTimestamp, optionalField, toOptionalJson, toTimestamp } from './column-codecs.ts';
 import type { Database, TranscriptTable } from './database.ts';
@@ -39,8 +40,9 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
       const rows = await db
         .selectFrom('transcript')
         .selectAll()
-        .where('participant_id', '=', participantId)
         .where('source_message_id', '=', sourceMessageId)
+        .where(TURN_ANCHOR_ROWS)
+        .where('participant_id', '=', participantId)
         .orderBy('id', 'asc')
         .execute();
       return rows.map(toTranscriptEntry);
