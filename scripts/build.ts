@@ -1,11 +1,15 @@
 /**
- * `npm run build` (and so `npm start`): compiles `src/` to `dist/` with `tsc -p tsconfig.build.json` (incremental:
- * nothing is rewritten when nothing changed). Builds are serialised by a lock directory, so several `npm start`s
- * launched together (several instances on one machine) never load files another build is still writing: each waits
- * for the build before it, then finds the output up to date.
+ * `npm run build` (run by `npm ci` through `prepare`, and before every `npm start`): compiles `src/` to `dist/` with
+ * `tsc -p tsconfig.build.json`. When no source or configuration file changed since the last build, it returns at once
+ * without starting the compiler, so `npm start` costs no more than before. Builds are serialised by a lock directory,
+ * so several `npm start`s launched together (several instances on one machine) never load files another build is
+ * still writing: each waits for the build before it, then finds the output up to date.
+ *
+ * Type errors do not stop the build (tsc still emits, as running the sources with type stripping would); `npm run
+ * typecheck` is where they fail.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -54,19 +58,48 @@ function acquire(): void {
   }
 }
 
+/**
+ * Touched after every build that emitted. (tsc's own `.tsbuildinfo` is not rewritten when a source was touched but
+ * not changed, so its time cannot tell.)
+ */
+const STAMP = join(ROOT, 'dist', '.build-stamp');
+const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+
+function newestModification(path: string): number {
+  const stats = statSync(path);
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  let newest = stats.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestModification(join(path, entry)));
+  return newest;
+}
+
+function upToDate(): boolean {
+  let built: number;
+  try {
+    built = statSync(STAMP).mtimeMs;
+  } catch {
+    return false;
+  }
+  return INPUTS.every((input) => newestModification(join(ROOT, input)) < built);
+}
+
+/** tsc's exit status 1 means "errors, outputs generated"; 2 means nothing was emitted. */
+const TSC_ERRORS_OUTPUT_GENERATED = 1;
+
 acquire();
 try {
-  execFileSync(
-    process.execPath,
-    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: ROOT,
-      stdio: 'inherit',
-    },
-  );
-} catch {
-  // tsc has printed the errors.
-  process.exitCode = 1;
+  if (!upToDate()) {
+    const tsc = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: ROOT, stdio: 'inherit' },
+    );
+    if (tsc.status === TSC_ERRORS_OUTPUT_GENERATED) {
+      process.stderr.write('build: type errors (see above); dist/ was written anyway — run `npm run typecheck`\n');
+    }
+    if (tsc.status === 0 || tsc.status === TSC_ERRORS_OUTPUT_GENERATED) writeFileSync(STAMP, new Date().toISOString());
+    else process.exitCode = 1;
+  }
 } finally {
   rmSync(LOCK, { recursive: true, force: true });
 }
