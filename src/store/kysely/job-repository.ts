@@ -7,6 +7,17 @@ import type { StoreDialect } from './store-dialect.ts';
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
 
+/**
+ * A job status written into the SQL text, never bound as a parameter. SQLite re-prepares (parses and plans again) a
+ * statement on every run when a bound parameter is compared with a column that a partial index restricts
+ * (`jobs_pending_dedup_key_index … where status = 'pending'`): it plans for the bound value each time. With the
+ * status as a literal, the cached statement is reused: ≈ 25 → 4 µs for the simplest status query, and the claim's
+ * queries, which compare the status four times, gain the most. Statuses are our constants, never input.
+ */
+function literal(status: JobStatus) {
+  return sql.lit(status);
+}
+
 export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect): JobRepository {
   return {
     enqueue(job, now) {
@@ -55,7 +66,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
         .updateTable('jobs')
         .set({ status: JobStatus.CANCELLED, updated_at: toTimestamp(now) })
         .where('id', '=', id)
-        .where('status', '=', JobStatus.PENDING)
+        .where('status', '=', literal(JobStatus.PENDING))
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
@@ -65,7 +76,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
         .updateTable('jobs')
         .set({ status: JobStatus.CANCELLED, updated_at: toTimestamp(now) })
         .where('participant_id', '=', participantId)
-        .where('status', '=', JobStatus.PENDING)
+        .where('status', '=', literal(JobStatus.PENDING))
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
@@ -81,7 +92,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
           let query = transaction
             .selectFrom('jobs')
             .select(['id', 'run_at', 'enqueue_order'])
-            .where('status', '=', status)
+            .where('status', '=', literal(status))
             .where(
               status === JobStatus.PENDING ? 'run_at' : 'lease_until',
               status === JobStatus.PENDING ? '<=' : '<',
@@ -107,11 +118,11 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
                       .where((inner) =>
                         inner.or([
                           inner.and([
-                            inner('earlier.status', '=', JobStatus.PENDING),
+                            inner('earlier.status', '=', literal(JobStatus.PENDING)),
                             inner('earlier.run_at', '<=', nowText),
                           ]),
                           inner.and([
-                            inner('earlier.status', '=', JobStatus.RUNNING),
+                            inner('earlier.status', '=', literal(JobStatus.RUNNING)),
                             inner('earlier.lease_until', '>=', nowText),
                           ]),
                         ]),
@@ -160,7 +171,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
         .updateTable('jobs')
         .set({ lease_until: toTimestamp(leaseUntil), updated_at: toTimestamp(now) })
         .where('id', 'in', ids)
-        .where('status', '=', JobStatus.RUNNING)
+        .where('status', '=', literal(JobStatus.RUNNING))
         .where('lease_owner', '=', owner)
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
@@ -179,7 +190,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
           attempts: expression('attempts', '-', 1),
           updated_at: toTimestamp(now),
         }))
-        .where('status', '=', JobStatus.RUNNING)
+        .where('status', '=', literal(JobStatus.RUNNING))
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
@@ -189,7 +200,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
         .updateTable('jobs')
         .set({ status: JobStatus.COMPLETED, lease_until: null, updated_at: toTimestamp(now) })
         .where('id', '=', id)
-        .where('status', '=', JobStatus.RUNNING)
+        .where('status', '=', literal(JobStatus.RUNNING))
         .execute();
     },
 
@@ -199,7 +210,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
           .selectFrom('jobs')
           .select('dedup_key')
           .where('id', '=', id)
-          .where('status', '=', JobStatus.RUNNING)
+          .where('status', '=', literal(JobStatus.RUNNING))
           .executeTakeFirst();
         if (job === undefined) return;
         const failure = { last_error: error, lease_until: null, updated_at: toTimestamp(now) };
@@ -211,7 +222,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
             .selectFrom('jobs')
             .select('id')
             .where('dedup_key', '=', job.dedup_key)
-            .where('status', '=', JobStatus.PENDING)
+            .where('status', '=', literal(JobStatus.PENDING))
             .executeTakeFirst();
           if (replacement !== undefined) status = JobStatus.CANCELLED;
         }
@@ -231,12 +242,12 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
       const pending = await db
         .selectFrom('jobs')
         .select((expression) => expression.fn.min('run_at').as('at'))
-        .where('status', '=', JobStatus.PENDING)
+        .where('status', '=', literal(JobStatus.PENDING))
         .executeTakeFirst();
       const leased = await db
         .selectFrom('jobs')
         .select((expression) => expression.fn.min('lease_until').as('at'))
-        .where('status', '=', JobStatus.RUNNING)
+        .where('status', '=', literal(JobStatus.RUNNING))
         .executeTakeFirst();
       const instants = [pending?.at, leased?.at]
         .filter((value): value is Date | string => value !== null && value !== undefined)
@@ -246,7 +257,10 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
     },
 
     async listPending(filter = {}) {
-      let query = db.selectFrom('jobs').selectAll().where('status', 'in', [JobStatus.PENDING, JobStatus.RUNNING]);
+      let query = db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('status', 'in', [literal(JobStatus.PENDING), literal(JobStatus.RUNNING)]);
       if (filter.participantId !== undefined) query = query.where('participant_id', '=', filter.participantId);
       if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
       const rows = await query.orderBy('run_at').orderBy('enqueue_order').execute();
@@ -258,7 +272,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
         .selectFrom('jobs')
         .selectAll()
         .where('dedup_key', '=', dedupKey)
-        .where('status', '=', JobStatus.PENDING)
+        .where('status', '=', literal(JobStatus.PENDING))
         .executeTakeFirst();
       return row && toJob(row);
     },
@@ -270,7 +284,7 @@ async function cancelPendingByKey(db: Kysely<Database>, dedupKey: string, now: D
     .updateTable('jobs')
     .set({ status: JobStatus.CANCELLED, updated_at: toTimestamp(now) })
     .where('dedup_key', '=', dedupKey)
-    .where('status', '=', JobStatus.PENDING)
+    .where('status', '=', literal(JobStatus.PENDING))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
@@ -282,7 +296,7 @@ async function cancelPendingByKey(db: Kysely<Database>, dedupKey: string, now: D
  * indexes instead of looking the ids up by primary key, so each claim grew with the backlog (a 9 a.m. burst).
  */
 function isClaimable(nowText: string) {
-  return sql<SqlBool>`case when status = ${JobStatus.PENDING} then run_at <= ${nowText} when status = ${JobStatus.RUNNING} then lease_until < ${nowText} else false end`;
+  return sql<SqlBool>`case when status = ${literal(JobStatus.PENDING)} then run_at <= ${nowText} when status = ${literal(JobStatus.RUNNING)} then lease_until < ${nowText} else false end`;
 }
 
 export function toJob(row: Selectable<JobsTable>): Job {

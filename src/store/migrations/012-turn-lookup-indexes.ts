@@ -4,6 +4,8 @@ import { type Kysely, sql } from 'kysely';
  * The transcript rows the interrupted-turn checks look for: the participant's message as recorded, and the reply that
  * answered it. Only those are indexed (not tool calls and results), and by message id alone, to keep the index
  * small: it is paid for on every turn's rows. The query must repeat this predicate verbatim for SQLite to use it.
+ * Because of this partial index, a transcript query that compares `role` or `kind` with a BOUND parameter would be
+ * re-planned by SQLite on every run (see `literal()` in job-repository.ts): write such values into the SQL text.
  */
 export const TURN_ANCHOR_ROWS = sql<boolean>`(role = 'user' or kind = 'reply')`;
 
