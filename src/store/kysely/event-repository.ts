@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { EventRepository, StoredEvent } from '../store.ts';
 import { fromJson, fromTimestamp, optionalField, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, EventsTable } from './database.ts';
+import { literalLimit } from './literal-limit.ts';
 
 export function createEventRepository(db: Kysely<Database>): EventRepository {
   return {
@@ -27,7 +28,7 @@ export function createEventRepository(db: Kysely<Database>): EventRepository {
         return rows.map(toStoredEvent);
       }
       // Like the transcript: with a limit, the most recent events, still oldest first.
-      const rows = await query.orderBy('id', 'desc').limit(filter.limit).execute();
+      const rows = await query.orderBy('id', 'desc').limit(literalLimit(filter.limit)).execute();
       return rows.reverse().map(toStoredEvent);
     },
   };

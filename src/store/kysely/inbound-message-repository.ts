@@ -9,6 +9,7 @@ import {
   toTimestamp,
 } from './column-codecs.ts';
 import type { Database, InboundMessagesTable } from './database.ts';
+import { literalLimit } from './literal-limit.ts';
 import type { StoreDialect } from './store-dialect.ts';
 
 export function createInboundMessageRepository(db: Kysely<Database>, dialect: StoreDialect): InboundMessageRepository {
@@ -94,7 +95,7 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
         .where('participant_id', '=', participantId)
         .where('status', '=', 'received')
         .orderBy('arrival_order')
-        .limit(1)
+        .limit(literalLimit(1))
         .executeTakeFirst();
       return row && toInboundMessage(row);
     },
@@ -118,7 +119,7 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
         .where('participant_id', '=', participantId)
         .where('channel', '=', channel)
         .orderBy('received_at', 'desc')
-        .limit(1)
+        .limit(literalLimit(1))
         .executeTakeFirst();
       return row && fromTimestamp(row.received_at);
     },

@@ -3,6 +3,7 @@ import { type Job, type JobRepository, JobStatus } from '../store.ts';
 import { fromJson, fromOptionalTimestamp, fromTimestamp, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, JobsTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';
+import { literalLimit } from './literal-limit.ts';
 import type { StoreDialect } from './store-dialect.ts';
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -100,7 +101,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
             )
             .orderBy('run_at')
             .orderBy('enqueue_order')
-            .limit(limit);
+            .limit(literalLimit(limit));
           if (kinds !== undefined) query = query.where('kind', 'in', kinds);
           if (orderedKinds !== undefined && orderedKinds.length > 0) {
             query = query.where((expression) =>

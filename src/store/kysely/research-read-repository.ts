@@ -8,6 +8,7 @@ import { toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
 import { toStoredEvent } from './event-repository.ts';
 import { toJob } from './job-repository.ts';
+import { literalLimit } from './literal-limit.ts';
 import { toLlmCall } from './llm-call-repository.ts';
 import { toParticipant } from './participant-repository.ts';
 import { toTranscriptEntry } from './transcript-repository.ts';
@@ -39,28 +40,28 @@ export function createResearchReadRepository(db: Kysely<Database>): ResearchRead
       }
       if (filter.since !== undefined) query = query.where('enrolled_at', '>=', toTimestamp(filter.since));
       if (afterId !== undefined) query = query.where('id', '>', afterId);
-      const rows = await query.orderBy('id', 'asc').limit(limit).execute();
+      const rows = await query.orderBy('id', 'asc').limit(literalLimit(limit)).execute();
       return rows.map(toParticipant);
     },
 
     async transcriptPage(filter, afterId, limit) {
       let query = filtered(db.selectFrom('transcript').selectAll(), filter);
       if (afterId !== undefined) query = query.where('id', '>', afterId);
-      const rows = await query.orderBy('id', 'asc').limit(limit).execute();
+      const rows = await query.orderBy('id', 'asc').limit(literalLimit(limit)).execute();
       return rows.map(toTranscriptEntry);
     },
 
     async eventsPage(filter, afterId, limit) {
       let query = filtered(db.selectFrom('events').selectAll(), filter);
       if (afterId !== undefined) query = query.where('id', '>', afterId);
-      const rows = await query.orderBy('id', 'asc').limit(limit).execute();
+      const rows = await query.orderBy('id', 'asc').limit(literalLimit(limit)).execute();
       return rows.map(toStoredEvent);
     },
 
     async jobsPage(filter, afterId, limit) {
       let query = filtered(db.selectFrom('jobs').selectAll(), filter);
       if (afterId !== undefined) query = query.where('id', '>', afterId);
-      const rows = await query.orderBy('id', 'asc').limit(limit).execute();
+      const rows = await query.orderBy('id', 'asc').limit(literalLimit(limit)).execute();
       return rows.map(toJob);
     },
 
@@ -69,7 +70,7 @@ export function createResearchReadRepository(db: Kysely<Database>): ResearchRead
       if (filter.since !== undefined) query = query.where('created_at', '>=', toTimestamp(filter.since));
       if (filter.until !== undefined) query = query.where('created_at', '<', toTimestamp(filter.until));
       if (afterId !== undefined) query = query.where('id', '>', afterId);
-      const rows = await query.orderBy('id', 'asc').limit(limit).execute();
+      const rows = await query.orderBy('id', 'asc').limit(literalLimit(limit)).execute();
       return rows.map(toLlmCall);
     },
 

@@ -8,6 +8,7 @@ import { EngagementState } from '../../scheduling/timers/engagement-guard.ts';
 import type { RosterFilter, RosterRepository, RosterRow, TranscriptKind } from '../store.ts';
 import { fromTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
+import { literalLimit } from './literal-limit.ts';
 import { toParticipant } from './participant-repository.ts';
 import type { StoreDialect } from './store-dialect.ts';
 
@@ -81,8 +82,8 @@ export function createRosterRepository(db: Kysely<Database>, dialect: StoreDiale
         ])
         .orderBy('participants.enrolled_at', 'desc')
         .orderBy('participants.id')
-        .limit(filter.limit)
-        .offset(filter.offset)
+        .limit(literalLimit(filter.limit))
+        .offset(literalLimit(filter.offset))
         .execute();
       const count = await filtered(filter)
         .select((expression) => expression.fn.countAll().as('count'))

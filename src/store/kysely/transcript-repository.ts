@@ -4,6 +4,7 @@ import type { NewTranscriptEntry, TranscriptEntry, TranscriptRepository, Transcr
 import { fromOptionalJson, fromTimestamp, optionalField, toOptionalJson, toTimestamp } from './column-codecs.ts';
 import type { Database, TranscriptTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';
+import { literalLimit } from './literal-limit.ts';
 
 export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepository {
   return {
@@ -32,7 +33,7 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
         return rows.map(toTranscriptEntry);
       }
       // The newest `limit` entries before the cursor, then back to oldest first: the page a chat view scrolls up to.
-      const rows = await query.orderBy('id', 'desc').limit(options.limit).execute();
+      const rows = await query.orderBy('id', 'desc').limit(literalLimit(options.limit)).execute();
       return rows.reverse().map(toTranscriptEntry);
     },
 
