@@ -237,10 +237,16 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     });
   }
 
-  /** A message recorded in the transcript by an earlier attempt (its model call failed) is not recorded again. */
-  async function wasRecorded(inbound: InboundMessage): Promise<boolean> {
+  /**
+   * What an earlier attempt at this message left in the transcript: the message recorded (its model call failed, so it
+   * is not recorded again) and a reply to it (the turn completed before a crash, so it is not answered again).
+   */
+  async function priorAttempt(inbound: InboundMessage): Promise<{ recorded: boolean; answered: boolean }> {
     const linked = await store.transcript.forSourceMessage(inbound.participantId, inbound.id);
-    return linked.some((entry) => entry.role === 'user');
+    return {
+      recorded: linked.some((entry) => entry.role === 'user'),
+      answered: linked.some((entry) => entry.role === 'assistant' && entry.kind === 'reply'),
+    };
   }
 
   async function scheduleRetry(participantId: string, since: Date, attempt: number): Promise<void> {
@@ -308,14 +314,15 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         );
         return 'done';
       }
-      if (await alreadyAnswered(inbound)) {
+      const prior = await priorAttempt(inbound);
+      if (prior.answered) {
         // The turn finished and its reply was sent, but the instance stopped before marking the message: no second
         // reply.
         log.warn({ inboundId: inbound.id, participantId: participant.id }, 'message was already answered');
         await store.inbound.markProcessed(inbound.id, clock.now());
         return 'done';
       }
-      const alreadyRecorded = options.outage ? await wasRecorded(inbound) : false;
+      const alreadyRecorded = options.outage ? prior.recorded : false;
       await flow.handleMessage({
         participantId: participant.id,
         text: inbound.text,
@@ -355,7 +362,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     for (const inbound of held) {
       const now = clock.now();
       const error = `the model was unavailable from ${since.toISOString()} for longer than the retry limit`;
-      const recorded = await wasRecorded(inbound);
+      const { recorded } = await priorAttempt(inbound);
       await store.transaction(async (tx) => {
         if (!recorded) await tx.transcript.append([unansweredMessageEntry(inbound)]);
         await tx.events.record({
@@ -384,12 +391,6 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
       return;
     }
     await scheduleRetry(participantId, since, attempt + 1);
-  }
-
-  /** A reply linked to this message is in the transcript (the turn completed before a crash). */
-  async function alreadyAnswered(inbound: InboundMessage): Promise<boolean> {
-    const linked = await store.transcript.forSourceMessage(inbound.participantId, inbound.id);
-    return linked.some((entry) => entry.role === 'assistant' && entry.kind === 'reply');
   }
 
   /**

@@ -290,11 +290,11 @@ async function cancelPendingByKey(db: Kysely<Database>, dedupKey: string, now: D
   return Number(result.numUpdatedRows);
 }
 
-/** Due (pending and run_at reached) or abandoned (running, but its worker's lease ran out: it crashed or hung). */
 /**
- * Pending and due, or running with an expired lease: the claim's re-check of jobs it names by id. Written as a CASE,
- * not as the OR of two conditions on indexed columns: given that OR, SQLite walked every due job through the status
- * indexes instead of looking the ids up by primary key, so each claim grew with the backlog (a 9 a.m. burst).
+ * Due (pending and run_at reached) or abandoned (running, but its worker's lease ran out: it crashed or hung): the
+ * claim's re-check of jobs it names by id. Written as a CASE, not as the OR of two conditions on indexed columns:
+ * given that OR, SQLite walked every due job through the status indexes instead of looking the ids up by primary key,
+ * so each claim grew with the backlog (a 9 a.m. burst).
  */
 function isClaimable(nowText: string) {
   return sql<SqlBool>`case when status = ${literal(JobStatus.PENDING)} then run_at <= ${nowText} when status = ${literal(JobStatus.RUNNING)} then lease_until < ${nowText} else false end`;
