@@ -118,7 +118,6 @@ export function llmOutageBackoff(attempt: number): number {
   return Math.min(30_000 * 2 ** Math.max(0, attempt - 1), 5 * 60_000);
 }
 
-/** The `lastPoll` data key as written by the outbox messenger. */
 /** The last poll sent (`lastPoll` data key): the poll as recorded, with its exact options. */
 export type LastPoll = RecordedPoll;
 
@@ -181,10 +180,9 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     participantId: string,
     lastPoll: LastPoll | undefined,
   ): Promise<{ open: OpenPoll[]; numbered: OpenPoll[] }> {
-    const recent = await store.transcript.list(participantId, { limit: OPEN_POLL_LOOKBACK_ENTRIES });
-    const lastUser = recent.findLastIndex((entry) => entry.role === 'user');
+    const recent = await store.transcript.afterLastMessage(participantId, { limit: OPEN_POLL_LOOKBACK_ENTRIES });
     const open: OpenPoll[] = [];
-    for (const entry of recent.slice(lastUser + 1).reverse()) {
+    for (const entry of recent.toReversed()) {
       if (entry.kind !== 'poll' || !entry.outboundId) continue;
       const poll = entry.outboundId === lastPoll?.id ? lastPoll : parseRecordedPoll(entry.outboundId, entry.content);
       if (poll) open.push(poll);

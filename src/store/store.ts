@@ -149,6 +149,12 @@ export interface TranscriptRepository {
    * Oldest first; an indexed look-up, however long the transcript.
    */
   forSourceMessage(participantId: string, sourceMessageId: string): Promise<TranscriptEntry[]>;
+  /**
+   * What was recorded since the participant last wrote: the entries after their latest message (role `user`), oldest
+   * first, at most the newest `limit` of them (every entry, up to `limit`, when they have not written yet). What an
+   * inbound message is matched against (open polls); a few rows, where `list` with a limit would decode them all.
+   */
+  afterLastMessage(participantId: string, options: { limit: number }): Promise<TranscriptEntry[]>;
   /** Only for `DELETE …?purge=true`. */
   purge(participantId: string): Promise<number>;
 }

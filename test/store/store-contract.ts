@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.ts';
 import type { FlowState } from '../../src/domain/flow-state.ts';
 import type { Participant } from '../../src/domain/participant.ts';
-import type { NewInboundMessage, NewJob, NewTranscriptEntry, Store } from '../../src/store/store.ts';
+import type { NewInboundMessage, NewJob, NewTranscriptEntry, Store, TranscriptKind } from '../../src/store/store.ts';
 import { describeResearchStoreContract } from './research-store-contract.ts';
 
 const BASE_TIME = Date.parse('2025-03-01T08:00:00.000Z');
@@ -273,6 +273,48 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(linked[0]?.id).toBeLessThan(linked[1]?.id ?? 0);
         expect(await store.transcript.forSourceMessage('participant_1', 'inbound_3')).toEqual([]);
         expect(await store.transcript.forSourceMessage('participant_3', 'inbound_1')).toEqual([]);
+      });
+
+      it('lists what was recorded after the participant last wrote, at most the newest `limit` entries', async () => {
+        const assistant = (content: string, kind: TranscriptKind = 'reply') =>
+          makeEntry(content, { role: 'assistant', kind });
+        const contents = (entries: { content: string }[]) => entries.map((entry) => entry.content);
+        // Not written yet: every entry counts, newest `limit` of them, oldest first.
+        await store.transcript.append([assistant('greeting'), assistant('first poll', 'poll')]);
+        expect(contents(await store.transcript.afterLastMessage('participant_1', { limit: 30 }))).toEqual([
+          'greeting',
+          'first poll',
+        ]);
+        expect(contents(await store.transcript.afterLastMessage('participant_1', { limit: 1 }))).toEqual([
+          'first poll',
+        ]);
+        await store.transcript.append([
+          makeEntry('hello'),
+          assistant('reply 1'),
+          makeEntry('second message'),
+          assistant('', 'tool_call'),
+          makeEntry('{"status":"success"}', { role: 'tool', kind: 'tool_result' }),
+          assistant('reply 2'),
+          assistant('prompt', 'proactive'),
+          assistant('done poll', 'poll'),
+          makeEntry('other participant', { participantId: 'participant_2' }),
+        ]);
+        expect(contents(await store.transcript.afterLastMessage('participant_1', { limit: 30 }))).toEqual([
+          '',
+          '{"status":"success"}',
+          'reply 2',
+          'prompt',
+          'done poll',
+        ]);
+        expect(contents(await store.transcript.afterLastMessage('participant_1', { limit: 2 }))).toEqual([
+          'prompt',
+          'done poll',
+        ]);
+        // Only the participant's own messages count: another participant's message above ends nothing here.
+        expect(contents(await store.transcript.afterLastMessage('participant_2', { limit: 30 }))).toEqual([]);
+        await store.transcript.append([makeEntry('answer')]);
+        expect(await store.transcript.afterLastMessage('participant_1', { limit: 30 })).toEqual([]);
+        expect(await store.transcript.afterLastMessage('participant_3', { limit: 30 })).toEqual([]);
       });
 
       it('pages backwards: the newest `limit` entries before the cursor, oldest first', async () => {

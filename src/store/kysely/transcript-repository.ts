@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import { TURN_ANCHOR_ROWS } from '../migrations/012-turn-lookup-indexes.ts';
 import type { NewTranscriptEntry, TranscriptEntry, TranscriptRepository, TranscriptToolCall } from '../store.ts';
 import { fromOptionalJson, fromTimestamp, optionalField, toOptionalJson, toTimestamp } from './column-codecs.ts';
@@ -34,6 +34,27 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
       }
       // The newest `limit` entries before the cursor, then back to oldest first: the page a chat view scrolls up to.
       const rows = await query.orderBy('id', 'desc').limit(literalLimit(options.limit)).execute();
+      return rows.reverse().map(toTranscriptEntry);
+    },
+
+    async afterLastMessage(participantId, options) {
+      // Role as a literal, like every transcript query: a bound role would make SQLite plan the statement again on
+      // every run (the partial index of migration 012 is restricted on it).
+      const lastMessage = db
+        .selectFrom('transcript as message')
+        .select('message.id')
+        .where('message.participant_id', '=', participantId)
+        .where(sql<boolean>`message.role = 'user'`)
+        .orderBy('message.id', 'desc')
+        .limit(literalLimit(1));
+      const rows = await db
+        .selectFrom('transcript')
+        .selectAll()
+        .where('participant_id', '=', participantId)
+        .where(({ eb, fn }) => eb('id', '>', fn.coalesce(lastMessage, sql.lit(0))))
+        .orderBy('id', 'desc')
+        .limit(literalLimit(options.limit))
+        .execute();
       return rows.reverse().map(toTranscriptEntry);
     },
 
