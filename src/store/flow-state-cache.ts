@@ -8,6 +8,10 @@
  * - A write outside a transaction invalidates the entry; a write inside one is kept aside and becomes the cached
  *   value only when the outermost transaction commits (a rollback discards it). Reads inside a transaction see its
  *   own writes first.
+ *   Inside a transaction, a participant's state also reaches the database once, when the transaction's work is done
+ *   and before it commits, however often it changed: a daily prompt's bookkeeping changes it a dozen times, and each
+ *   write would serialise and store the whole row again. A deletion is carried out at once and cancels the held
+ *   write. Nothing outside the transaction can tell: its writes are visible only after the commit either way.
  * - Deleting a participant (whose flow state the database deletes by cascade) invalidates the entry.
  * - A read that raced with a write (the entry's generation moved while the query ran) is returned but not cached.
  * Values are copied in and out, so a caller that mutates what it got cannot change the cache.
@@ -33,8 +37,18 @@ function copy(state: FlowState): FlowState {
   };
 }
 
-/** Writes of one transaction: a state, or null for a deletion. */
+/**
+ * Writes of one transaction, by participant: the state as it will be committed (not yet written to the database:
+ * see {@link flushWrites}), or null for a deletion (already carried out).
+ */
 type PendingWrites = Map<string, FlowState | null>;
+
+/** Writes each state a transaction changed, once: its last value. Runs inside the transaction, before the commit. */
+async function flushWrites(inner: FlowStateRepository, pending: PendingWrites): Promise<void> {
+  for (const state of pending.values()) {
+    if (state) await inner.save(state);
+  }
+}
 
 export function withFlowStateCache(store: Store, capacity: number = DEFAULT_CAPACITY): Store {
   const cached = new Map<string, FlowState>();
@@ -70,9 +84,12 @@ export function withFlowStateCache(store: Store, capacity: number = DEFAULT_CAPA
         return state;
       },
       async save(state) {
+        if (pending) {
+          pending.set(state.participantId, copy(state));
+          return;
+        }
         await inner.save(state);
-        if (pending) pending.set(state.participantId, copy(state));
-        else invalidate(state.participantId);
+        invalidate(state.participantId);
       },
       async delete(participantId) {
         await inner.delete(participantId);
@@ -112,7 +129,11 @@ export function withFlowStateCache(store: Store, capacity: number = DEFAULT_CAPA
     async transaction(fn) {
       const pending: PendingWrites = new Map();
       try {
-        const result = await store.transaction((tx) => fn(transactionStore(tx as Store, pending)));
+        const result = await store.transaction(async (tx) => {
+          const value = await fn(transactionStore(tx as Store, pending));
+          await flushWrites(tx.flowStates, pending);
+          return value;
+        });
         for (const [participantId, state] of pending) {
           invalidate(participantId);
           if (state) remember(participantId, state);
