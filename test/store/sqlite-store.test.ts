@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { createSqliteStore, WAL_AUTOCHECKPOINT_PAGES } from '../../src/store/sqlite/sqlite-store.ts';
 import { describeStoreContract } from './store-contract.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'promptpipe-sqlite-store-'));
@@ -118,5 +118,23 @@ describe('sqlite store', () => {
     const raw = new SqliteDatabase(filename, { readonly: true });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     raw.close();
+  });
+
+  it("lets the WAL grow past SQLite's default 1,000 pages before a commit checkpoints it", async () => {
+    const filename = nextFilename();
+    const store = await createSqliteStore({ filename });
+    // About 1,500 pages of transcript, each entry committed on its own.
+    const content = 'x'.repeat(20_000);
+    for (let index = 0; index < 300; index += 1) {
+      await store.transcript.append([
+        { participantId: 'participant_1', role: 'user', kind: 'message', content, createdAt: new Date() },
+      ]);
+    }
+    const pageSize = 4096;
+    // At the default, the WAL would have been checkpointed and started over at about 1,000 pages.
+    expect(statSync(`${filename}-wal`).size).toBeGreaterThan(1_200 * pageSize);
+    expect(statSync(`${filename}-wal`).size).toBeLessThan(WAL_AUTOCHECKPOINT_PAGES * (pageSize + 24));
+    expect(await store.transcript.list('participant_1')).toHaveLength(300);
+    await store.close();
   });
 });

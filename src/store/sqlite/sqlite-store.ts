@@ -28,6 +28,15 @@ export interface SqliteStoreOptions {
 }
 
 export type SqliteSynchronous = 'group' | 'full' | 'normal';
+
+/**
+ * How many WAL pages (4 kB each) a commit lets accumulate before it checkpoints them into the database file; SQLite's
+ * default is 1,000. A checkpoint runs inside the commit that crosses the mark, on the event loop, and costs two fsyncs
+ * (the WAL before, the database file after) whatever its size, while a busy server rewrites the same hot pages (job
+ * and index pages) over and over. Measured on a 2,000-prompt burst: at 1,000 pages, 182 checkpointing commits blocked
+ * the server for 1.46 s in all; at 10,000, 22 blocked it for 0.90 s. The WAL file then grows to about 40 MB.
+ */
+export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 export const DEFAULT_SQLITE_SYNCHRONOUS: SqliteSynchronous = 'group';
 
 /**
@@ -40,7 +49,10 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
   const database = new SqliteDatabase(options.filename);
   try {
     // WAL lets readers (a dashboard, a backup) proceed while the server writes; in-memory databases have no journal.
-    if (options.filename !== ':memory:') database.pragma('journal_mode = WAL');
+    if (options.filename !== ':memory:') {
+      database.pragma('journal_mode = WAL');
+      database.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+    }
     database.pragma('foreign_keys = ON');
     const synchronous = options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS;
     database.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
