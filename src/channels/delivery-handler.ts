@@ -6,6 +6,8 @@
  * Throwing makes the runner retry with back-off; the message's id stays the same across retries, so a channel with
  * idempotency keys never delivers it twice. A `PermanentDeliveryError` is not retried: the failure is recorded as a
  * delivery status and the job ends. The message goes out on the participant's channel (carried in the payload).
+ * A receipt of a finished delivery (sent, or failed for good) is a `JobCompletion`: it commits in the transaction that
+ * completes the job, one commit per delivery instead of two.
  */
 import { AppError, errorMessage } from '../domain/errors.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
@@ -70,44 +72,47 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions): JobHandl
     const about = { outboundId: message.id, participantId: message.participantId, channel: channel.name };
     // A failed sync is not a failed delivery: the job is retried without counting against the channel.
     await options.durable?.();
+    let receipt: Parameters<DeliveryReceipts['record']>[0];
     try {
       const result = await channel.send(message);
       metrics.recordOutboundMessage(channel.name, 'delivered');
-      await receipts?.record({
+      log.debug({ ...about, attempt: job.attempts, ...result }, 'message delivered');
+      receipt = {
         outboundId: message.id,
         participantId: message.participantId,
         channel: channel.name,
         status: result.status ?? 'sent',
         ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}),
-      });
-      log.debug({ ...about, attempt: job.attempts, ...result }, 'message delivered');
+      };
     } catch (error) {
       metrics.recordOutboundMessage(channel.name, 'failed');
       const permanent = error instanceof PermanentDeliveryError;
       const lastAttempt = job.attempts >= job.maxAttempts;
-      if (permanent || lastAttempt) {
-        const code = failureCode(error);
-        await receipts?.record({
-          outboundId: message.id,
-          participantId: message.participantId,
-          channel: channel.name,
-          status: 'failed',
-          errorMessage: permanent
-            ? errorMessage(error)
-            : `gave up after ${job.attempts} attempts: ${errorMessage(error)}`,
-          ...(code ? { errorCode: code } : {}),
-        });
-      }
+      const code = failureCode(error);
+      const failed = {
+        outboundId: message.id,
+        participantId: message.participantId,
+        channel: channel.name,
+        status: 'failed',
+        errorMessage: permanent
+          ? errorMessage(error)
+          : `gave up after ${job.attempts} attempts: ${errorMessage(error)}`,
+        ...(code ? { errorCode: code } : {}),
+      };
       if (permanent) {
-        // Retrying cannot help: the failure is recorded (status, event, metric) and the job ends here.
-        log.warn({ ...about, error: errorMessage(error), code: failureCode(error) }, 'delivery failed for good');
-        return;
+        // Retrying cannot help: the failure is recorded (status, event, metric) as the job ends here.
+        log.warn({ ...about, error: errorMessage(error), code }, 'delivery failed for good');
+        return receipts ? (tx) => receipts.record(failed, tx) : undefined;
       }
+      // The last attempt fails the job for good, which is not a completion: its receipt is recorded now.
+      if (lastAttempt) await receipts?.record(failed);
       log.warn(
         { ...about, attempt: job.attempts, error: errorMessage(error) },
         'delivery failed; the outbox retries it',
       );
       throw error;
     }
+    // The receipt commits with the job's completion: one transaction per delivery.
+    return receipts ? (tx) => receipts.record(receipt, tx) : undefined;
   };
 }

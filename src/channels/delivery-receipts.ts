@@ -6,14 +6,20 @@
 import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Clock } from '../scheduling/clock.ts';
-import type { NewDeliveryRecord, Store } from '../store/store.ts';
+import type { NewDeliveryRecord, Store, StoreRepositories } from '../store/store.ts';
 import type { DeliveryReceipt } from './channel.ts';
 
 const FAILED_STATUSES = new Set(['failed', 'undelivered']);
 
 export interface DeliveryReceipts {
-  /** Records a status of one of our outbound messages (sent, failed…) as the outbox learns it. */
-  record(delivery: Omit<NewDeliveryRecord, 'createdAt'> & { createdAt?: Date }): Promise<void>;
+  /**
+   * Records a status of one of our outbound messages (sent, failed…) as the outbox learns it: in its own transaction,
+   * or in `within` (the delivery job's completion, see `JobCompletion`).
+   */
+  record(
+    delivery: Omit<NewDeliveryRecord, 'createdAt'> & { createdAt?: Date },
+    within?: StoreRepositories,
+  ): Promise<void>;
   /**
    * A provider's receipt: matched to our outbound message by the provider's id. False when the id is not one of ours
    * (another system's message on a shared number): nothing is recorded.
@@ -29,9 +35,12 @@ export function createDeliveryReceipts(options: {
 }): DeliveryReceipts {
   const { store, clock, metrics, log } = options;
 
-  async function record(delivery: Omit<NewDeliveryRecord, 'createdAt'> & { createdAt?: Date }): Promise<void> {
+  async function record(
+    delivery: Omit<NewDeliveryRecord, 'createdAt'> & { createdAt?: Date },
+    within?: StoreRepositories,
+  ): Promise<void> {
     const createdAt = delivery.createdAt ?? clock.now();
-    await store.transaction(async (tx) => {
+    const write = async (tx: StoreRepositories): Promise<void> => {
       await tx.deliveries.record({ ...delivery, createdAt });
       if (FAILED_STATUSES.has(delivery.status)) {
         await tx.events.record({
@@ -47,7 +56,9 @@ export function createDeliveryReceipts(options: {
           createdAt,
         });
       }
-    });
+    };
+    if (within) await write(within);
+    else await store.transaction(write);
     metrics.recordDeliveryStatus(delivery.channel, delivery.status);
   }
 

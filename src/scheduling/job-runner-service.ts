@@ -18,7 +18,7 @@ import { AppError, errorMessage } from '../domain/errors.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import type { Job, Store } from '../store/store.ts';
 import { type Clock, isManualClock } from './clock.ts';
-import type { JobHandler, JobRunner } from './job-runner.ts';
+import type { JobCompletion, JobHandler, JobRunner } from './job-runner.ts';
 import type { SchedulingLog } from './scheduling-log.ts';
 
 /** What happened to one run of a job: done, rescheduled for a retry, or given up. */
@@ -160,6 +160,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     const lateMs = Math.max(0, clock.now().getTime() - job.runAt.getTime());
     const registration = registrations.get(job.kind);
     let outcome: JobRunOutcome;
+    let completion: JobCompletion | undefined;
     try {
       if (!registration) {
         throw new AppError('internal', `No handler is registered for job kind "${job.kind}".`);
@@ -171,8 +172,8 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         );
       }
       const run = () => registration.handler(job);
-      if (registration.lock && job.participantId) await lock.run(job.participantId, run);
-      else await run();
+      const result = registration.lock && job.participantId ? await lock.run(job.participantId, run) : await run();
+      if (typeof result === 'function') completion = result;
     } catch (error) {
       outcome = await settle(job, registration, error).catch((settleError: unknown) => {
         // The lease will expire and the job will be claimed again: nothing is lost.
@@ -183,7 +184,16 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       return;
     }
     try {
-      await store.jobs.complete(job.id, clock.now());
+      const now = clock.now();
+      if (completion) {
+        const writes = completion;
+        await store.transaction(async (tx) => {
+          await writes(tx);
+          await tx.jobs.complete(job.id, now);
+        });
+      } else {
+        await store.jobs.complete(job.id, now);
+      }
       outcome = 'completed';
     } catch (error) {
       // The handler's work is committed; the job will run again when its lease expires, and handlers re-check

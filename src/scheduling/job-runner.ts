@@ -9,9 +9,18 @@
  * Handlers run under the participant's lock (when the job has a participant) and MUST re-check their precondition
  * before acting: the state may have changed since the job was enqueued (a reply races a due reminder).
  */
-import type { Job } from '../store/store.ts';
+import type { Job, StoreRepositories } from '../store/store.ts';
 
-export type JobHandler = (job: Job) => Promise<void>;
+/**
+ * Writes a handler leaves for the end of its run: the runner makes them in the transaction that marks the job
+ * completed, so they commit together (a delivery's receipt and its job: one commit instead of two). They are lost,
+ * with the completion, if that transaction fails; the job then runs again.
+ */
+export type JobCompletion = (tx: StoreRepositories) => Promise<void>;
+
+/** Runs one job; may return a {@link JobCompletion}. Throwing fails the run (retried with back-off). */
+// biome-ignore lint/suspicious/noConfusingVoidType: most handlers are `async () => {…}`, whose Promise<void> must fit.
+export type JobHandler = (job: Job) => Promise<void | JobCompletion>;
 
 export interface JobRunner {
   /** One handler per kind. `lock: false` runs without the participant lock (for work that needs no ordering). */

@@ -126,6 +126,45 @@ describe('the deliver_message handler', () => {
     expect(channel.delivered.map((message) => message.text)).toEqual(['kept']);
   });
 
+  it('records the receipt in the transaction that completes the delivery job, and loses neither to a failed commit', async () => {
+    const channel = createRecordingChannel();
+    useChannel(channel);
+    const sent = await messenger.send(PARTICIPANT.id, { type: 'text', text: 'hello' }, { kind: 'reply' });
+    // The first completion fails inside its transaction: the receipt written just before it is rolled back too.
+    let failures = 1;
+    let jobId = '';
+    const transaction = store.transaction.bind(store);
+    store.transaction = (fn) =>
+      transaction((tx) =>
+        fn({
+          ...tx,
+          jobs: {
+            ...tx.jobs,
+            async complete(id, now) {
+              jobId = id;
+              if (failures > 0) {
+                failures -= 1;
+                throw new Error('database is locked');
+              }
+              return tx.jobs.complete(id, now);
+            },
+          },
+        } as Store),
+      );
+    await runner.runDue();
+    expect(channel.delivered.map((message) => message.id)).toEqual([sent.id]);
+    expect(await store.deliveries.listFor(sent.id)).toEqual([]);
+    expect((await store.jobs.get(jobId))?.status).toBe('running');
+
+    // Its lease (10 minutes) expires; the run again delivers under the same id (the gateway's idempotency key) and
+    // records once.
+    clock.advance(11 * 60_000);
+    await runner.runDue();
+    expect(channel.delivered.map((message) => message.id)).toEqual([sent.id, sent.id]);
+    expect((await store.deliveries.listFor(sent.id)).map((record) => record.status)).toEqual(['sent']);
+    expect((await store.jobs.get(jobId))?.status).toBe('completed');
+  });
+
   it("keeps one participant's messages in order even when the gateway is slow to accept the first", async () => {
     const arrivals: string[] = [];
     let active = 0;

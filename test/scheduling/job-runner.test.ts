@@ -75,6 +75,50 @@ describe('running jobs', () => {
     expect(events[0]?.data).toMatchObject({ job_id: 'job_1', kind: 'mystery' });
   });
 
+  it("commits a handler's completion writes in the transaction that completes the job", async () => {
+    const reports: JobRunReport[] = [];
+    const runner = runnerWith({ onJobRun: (_job, report) => reports.push(report) });
+    runner.register('test', async (job) => async (tx) => {
+      // Inside the completion's transaction the job is still running: the two writes land together.
+      expect((await tx.jobs.get(job.id))?.status).toBe('running');
+      await tx.events.record({ participantId: 'p_1', type: 'test-done', data: { job: job.id }, createdAt: T0 });
+    });
+    await store.jobs.enqueue(newJob(), T0);
+
+    expect(await runner.runDue()).toBe(1);
+
+    expect((await store.jobs.get('job_1'))?.status).toBe('completed');
+    expect((await store.events.list({ type: 'test-done' })).map((event) => event.data)).toEqual([{ job: 'job_1' }]);
+    expect(reports).toEqual([{ lateMs: 0, outcome: 'completed' }]);
+  });
+
+  it('keeps neither the completion writes nor the completion when they fail; the job runs again', async () => {
+    const reports: JobRunReport[] = [];
+    const runner = runnerWith({ onJobRun: (_job, report) => reports.push(report), leaseMs: minutes(1) });
+    let runs = 0;
+    runner.register('test', async () => {
+      runs += 1;
+      const run = runs;
+      return async (tx) => {
+        await tx.events.record({ participantId: 'p_1', type: 'test-done', data: { run }, createdAt: T0 });
+        if (run === 1) throw new Error('the disk is full');
+      };
+    });
+    await store.jobs.enqueue(newJob(), T0);
+
+    await runner.runDue();
+    expect(reports).toEqual([{ lateMs: 0, outcome: 'retrying' }]);
+    expect((await store.jobs.get('job_1'))?.status).toBe('running');
+    expect(await store.events.list({ type: 'test-done' })).toEqual([]);
+
+    // The lease expires and the job runs again, this time completing with its writes.
+    clock.advance(minutes(2));
+    await runner.runDue();
+    expect(runs).toBe(2);
+    expect((await store.jobs.get('job_1'))?.status).toBe('completed');
+    expect((await store.events.list({ type: 'test-done' })).map((event) => event.data)).toEqual([{ run: 2 }]);
+  });
+
   it('refuses to register two handlers for one kind', () => {
     const runner = runnerWith();
     runner.register('test', async () => undefined);

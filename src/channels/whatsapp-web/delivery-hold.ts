@@ -37,7 +37,7 @@ export function withDeliveryHold(options: {
     try {
       const hold = options.holdBefore?.(job);
       if (hold) throw Object.assign(new Error('the channel is not connected'), hold);
-      await handler(job);
+      return await handler(job);
     } catch (error) {
       if (!isDeliveryHoldRequest(error)) throw error;
       const now = clock.now();
