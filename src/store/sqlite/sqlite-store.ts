@@ -4,6 +4,7 @@ import { withFlowStateCache } from '../flow-state-cache.ts';
 import type { Database } from '../kysely/database.ts';
 import { createKyselyStore } from '../kysely/kysely-store.ts';
 import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
+import { withParticipantCache } from '../participant-cache.ts';
 import type { Store } from '../store.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
@@ -72,13 +73,14 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       await db.destroy();
       throw error;
     }
-    // One process owns a SQLite database, so its flow states can be cached (see flow-state-cache.ts).
+    // One process owns a SQLite database, so its flow states and participants can be cached (flow-state-cache.ts,
+    // participant-cache.ts).
     const store = createKyselyStore({
       db,
       dialect: sqliteDialect,
       ...(groupCommit ? { durable: groupCommit.durable, beforeClose: groupCommit.close } : {}),
     });
-    return withFlowStateCache(store);
+    return withParticipantCache(withFlowStateCache(store));
   } catch (error) {
     if (database.open) database.close();
     throw error;
