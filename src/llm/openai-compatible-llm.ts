@@ -11,6 +11,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { AppError } from '../domain/errors.ts';
+import { keepAliveFetch } from '../http/keep-alive-fetch.ts';
 import type { ChatMessage, ChatResponse, LlmClient, LlmToolCall, ToolDefinition } from './llm.ts';
 
 /** The logging this adapter needs; a pino logger fits. */
@@ -45,7 +46,7 @@ const PLACEHOLDER_API_KEY = 'no-api-key';
 
 /** Creates an {@link LlmClient} for an OpenAI-compatible endpoint. Reads nothing from the environment. */
 export function createOpenAiCompatibleLlm(options: OpenAiCompatibleLlmOptions): LlmClient {
-  const baseFetch = options.fetch ?? globalThis.fetch;
+  const baseFetch = options.fetch ?? keepAliveFetch;
   const client = new OpenAI({
     apiKey: options.apiKey || PLACEHOLDER_API_KEY,
     // Explicit values everywhere, so the SDK never falls back to OPENAI_* environment variables.

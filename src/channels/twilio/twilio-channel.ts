@@ -7,6 +7,7 @@
  * Errors: 429, 5xx and network errors are retried by the outbox; any other 4xx is permanent, with Twilio's `code`.
  */
 import { errorMessage } from '../../domain/errors.ts';
+import { keepAliveFetch } from '../../http/keep-alive-fetch.ts';
 import { type Channel, type OutboundMessage, PermanentDeliveryError } from '../channel.ts';
 import { TWILIO_CHANNEL } from './twilio-payload.ts';
 
@@ -25,7 +26,7 @@ export interface TwilioChannelOptions {
 
 export function createTwilioChannel(options: TwilioChannelOptions): Channel {
   const { accountSid, authToken, from, messagingServiceSid, publicUrl, timeoutMs } = options;
-  const fetchFunction = options.fetch ?? globalThis.fetch;
+  const fetchFunction = options.fetch ?? keepAliveFetch;
   const endpoint = `${options.apiUrl.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}/Messages.json`;
   const authorization = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
   const whatsapp = from?.toLowerCase().startsWith('whatsapp:') ?? false;

@@ -8,6 +8,7 @@
  * (`X-PromptPipe-Signature`). Without a URL messages are only recorded in the transcript.
  */
 import { AppError, errorMessage } from '../../domain/errors.ts';
+import { keepAliveFetch } from '../../http/keep-alive-fetch.ts';
 import type { Log } from '../../observability/log.ts';
 import type { Channel, DeliveryResult, OutboundMessage } from '../channel.ts';
 import { SIGNATURE_HEADER, signBody } from './webhook-signature.ts';
@@ -49,7 +50,7 @@ export function toWebhookPayload(message: OutboundMessage): WebhookOutboundPaylo
 
 export function createWebhookChannel(options: WebhookChannelOptions): Channel {
   const { url, secret, timeoutMs, log } = options;
-  const fetchFunction = options.fetch ?? globalThis.fetch;
+  const fetchFunction = options.fetch ?? keepAliveFetch;
   return {
     name: WEBHOOK_CHANNEL,
     // The payload carries the poll's structure, so a gateway can show a native poll; it can also forward the

@@ -10,6 +10,7 @@
  * `PermanentDeliveryError` with Meta's error code and message. The access token is only ever in the header.
  */
 import { errorMessage } from '../../domain/errors.ts';
+import { keepAliveFetch } from '../../http/keep-alive-fetch.ts';
 import type { Log } from '../../observability/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import { type Channel, type DeliveryResult, type OutboundMessage, PermanentDeliveryError } from '../channel.ts';
@@ -46,7 +47,7 @@ class GraphApiError extends Error {
 
 export function createWhatsAppCloudChannel(options: WhatsAppCloudChannelOptions): Channel {
   const { accessToken, phoneNumberId, apiUrl, templateName, templateLanguage, clock, timeoutMs, log } = options;
-  const fetchFunction = options.fetch ?? globalThis.fetch;
+  const fetchFunction = options.fetch ?? keepAliveFetch;
   const endpoint = `${apiUrl.replace(/\/+$/, '')}/${encodeURIComponent(phoneNumberId)}/messages`;
 
   async function post(body: Record<string, unknown>): Promise<string | undefined> {
