@@ -39,8 +39,9 @@ export function createOutboxMessenger(options: {
 }): Messenger {
   const { store, clock, newId } = options;
   return {
-    async send(participantId, message, sendOptions): Promise<SentMessage> {
-      const participant = await store.participants.get(participantId);
+    async send(participantId, message, sendOptions, within): Promise<SentMessage> {
+      const target = within ?? store;
+      const participant = await target.participants.get(participantId);
       if (!participant) throw new AppError('not_found', `participant ${participantId} not found`);
       const now = clock.now();
       const id = newId('out');
@@ -64,7 +65,7 @@ export function createOutboxMessenger(options: {
                 ...(participant.language ? { language: participant.language } : {}),
               },
             };
-      await store.transaction(async (tx) => {
+      await target.transaction(async (tx) => {
         if (outbound.poll) {
           // Right after another poll, its options are numbered on (channels without native polls).
           const firstNumber = nextPollNumber(await tx.transcript.list(participantId, { limit: POLL_RUN_LOOKBACK }));
@@ -101,7 +102,9 @@ export function createOutboxMessenger(options: {
           now,
         );
       });
-      options.onEnqueued?.();
+      // The runner is woken once the job is committed (it could not see it before: PostgreSQL, other instances).
+      const { onEnqueued } = options;
+      if (onEnqueued) target.afterCommit(onEnqueued);
       return { id, participantId, message, options: sendOptions };
     },
   };

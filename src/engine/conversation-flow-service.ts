@@ -4,7 +4,8 @@
  *    hooks react — one transaction, so a reply and the cancellation of its reminder commit together;
  * 2. route by `conversationState` (empty or unknown → INTAKE, persisted);
  * 3. run the module's tool loop (no transaction held: LLM calls are slow);
- * 4. send the reply and append it to the working history (a failed history save is logged, the reply still goes);
+ * 4. send the reply and append it to the working history, in one transaction (when that fails, the failure is logged
+ *    and the reply still goes, alone);
  * 5. after a FEEDBACK turn, cancel pending feedback timers; in debug mode, send `🐛 DEBUG:` messages.
  */
 import { ConversationState, isConversationState } from '../domain/conversation-state.ts';
@@ -253,19 +254,22 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     if (loop.outcome === 'llm_error' && input.holdOnLlmError) throw new LlmOutageError(loop.error ?? 'unknown');
     if (loop.outcome !== 'content') await recordFallback(participant.id, module, loop, link);
 
-    await dependencies.messenger.send(
-      participant.id,
-      { type: 'text', text: loop.content },
-      {
-        kind: 'reply',
-        module,
-        ...link,
-        ...(loop.llmCallId === undefined ? {} : { llmCallId: loop.llmCallId }),
-        ...(loop.model ? { model: loop.model } : {}),
-      },
-    );
+    const sendReply = (within?: Store) =>
+      dependencies.messenger.send(
+        participant.id,
+        { type: 'text', text: loop.content },
+        {
+          kind: 'reply',
+          module,
+          ...link,
+          ...(loop.llmCallId === undefined ? {} : { llmCallId: loop.llmCallId }),
+          ...(loop.model ? { model: loop.model } : {}),
+        },
+        within,
+      );
     const repliedAt = clock.now();
     try {
+      // The reply and its working-history entry commit together: one transaction instead of two.
       await store.transaction(async (tx) => {
         await appendToHistory(
           tx,
@@ -276,10 +280,13 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
         if (module === ConversationState.FEEDBACK) {
           await dependencies.hooks?.onFeedbackTurn?.(tx, { participantId: participant.id, at: repliedAt });
         }
+        await sendReply(tx);
       });
     } catch (error) {
-      // Scenario 10: the reply was already sent; losing the working-history entry degrades context, not the turn.
+      // Scenario 10: losing the working-history entry degrades context, not the turn: the reply still goes, alone
+      // (nothing of the failed transaction was kept). Failing again, it fails the turn as before.
       log.error({ participantId: participant.id, error: errorMessage(error) }, 'saving conversation history failed');
+      await sendReply();
     }
 
     if (dependencies.config.debug) {

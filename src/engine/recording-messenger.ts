@@ -1,4 +1,4 @@
-/** A Messenger for tests: records every message instead of delivering it. */
+/** A Messenger for tests: records every message instead of delivering it (sent within a transaction: on commit). */
 import type { Messenger, SentMessage } from './messenger.ts';
 
 export interface RecordingMessenger extends Messenger {
@@ -12,10 +12,12 @@ export function createRecordingMessenger(): RecordingMessenger {
   let counter = 0;
   return {
     sent,
-    async send(participantId, message, options) {
+    async send(participantId, message, options, within) {
       counter += 1;
       const record: SentMessage = { id: `out_${counter}`, participantId, message, options };
-      sent.push(record);
+      // Like the outbox: a message sent within a transaction counts only once it commits.
+      if (within) within.afterCommit(() => sent.push(record));
+      else sent.push(record);
       return record;
     },
     textsFor(participantId) {

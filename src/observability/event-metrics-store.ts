@@ -4,8 +4,7 @@
  * auto-feedback, the admin override, the engine's routing default), so counting here catches all of them without
  * each caller knowing about metrics.
  *
- * An event recorded in a transaction that later rolls back is still counted: metrics are approximate by nature,
- * the event log is the exact record.
+ * An event recorded in a transaction is counted when the transaction commits, and not at all if it rolls back.
  */
 
 import type { EventRepository, NewEvent, Store, StoreRepositories } from '../store/store.ts';
@@ -20,19 +19,19 @@ export function withEventMetrics(store: Store, metrics: Pick<Metrics, 'recordSta
     metrics.recordStateTransition(text(event.data['from']), text(event.data['to']), text(event.data['source']));
   }
 
-  function observedEvents(events: EventRepository): EventRepository {
+  function observedEvents(events: EventRepository, afterCommit: Store['afterCommit']): EventRepository {
     return {
       async record(event) {
         await events.record(event);
-        observe(event);
+        afterCommit(() => observe(event));
       },
       list: (filter) => events.list(filter),
     };
   }
 
-  function observedRepositories(repositories: StoreRepositories): StoreRepositories {
+  function observedRepositories(inner: Store): StoreRepositories {
     // Spread, so repositories added later pass through unobserved.
-    return { ...repositories, events: observedEvents(repositories.events) };
+    return { ...inner, events: observedEvents(inner.events, (callback) => inner.afterCommit(callback)) };
   }
 
   /** The transaction's repositories are a `Store` too (nested calls join it); the wrapper keeps that true. */
@@ -40,7 +39,8 @@ export function withEventMetrics(store: Store, metrics: Pick<Metrics, 'recordSta
     return {
       ...observedRepositories(inner),
       dialect: inner.dialect,
-      transaction: (fn) => inner.transaction((tx) => fn(observedStore(tx as Store))),
+      transaction: (fn) => inner.transaction((tx) => fn(observedStore(tx))),
+      afterCommit: (callback) => inner.afterCommit(callback),
       ping: () => inner.ping(),
       durable: () => inner.durable(),
       close: () => inner.close(),

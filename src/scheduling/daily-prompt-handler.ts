@@ -221,15 +221,21 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
     }
 
     const { prompt, fallback } = await generatePrompt(participant);
-    await messenger.send(participant.id, { type: 'text', text: prompt }, { kind: 'proactive', module: 'scheduler' });
-    const sentAt = clock.now();
-    await messenger.send(
-      participant.id,
-      { type: 'poll', ...donePoll(messages, participant.language) },
-      { kind: 'poll', module: 'scheduler' },
-    );
-
+    // The prompt, its poll and the day's bookkeeping commit together: a failure leaves no half-sent prompt behind.
     const followUps = await store.transaction(async (tx) => {
+      await messenger.send(
+        participant.id,
+        { type: 'text', text: prompt },
+        { kind: 'proactive', module: 'scheduler' },
+        tx,
+      );
+      const sentAt = clock.now();
+      await messenger.send(
+        participant.id,
+        { type: 'poll', ...donePoll(messages, participant.language) },
+        { kind: 'poll', module: 'scheduler' },
+        tx,
+      );
       const now = clock.now();
       const profile = await readProfile(tx, participant.id, now);
       await writeProfile(

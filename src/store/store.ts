@@ -37,8 +37,17 @@ export interface StoreRepositories {
 
 export interface Store extends StoreRepositories {
   readonly dialect: 'sqlite' | 'postgres';
-  /** Runs `fn` in one transaction: all of its writes commit together or none do. Nested calls join the outer one. */
-  transaction<T>(fn: (tx: StoreRepositories) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction: all of its writes commit together or none do. Nested calls join the outer one. `tx`
+   * is a `Store` bound to the transaction, so code written against `Store` can be handed it and joins.
+   */
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /**
+   * Runs `callback` once what was written so far is committed: at once outside a transaction; inside one, after the
+   * outermost transaction commits, and never if it rolls back. For telling others about a commit (waking the job
+   * runner for a job just enqueued), which must not happen before they can see it.
+   */
+  afterCommit(callback: () => void): void;
   /** Resolves when the database answers; rejects otherwise (health checks). */
   ping(): Promise<void>;
   /**

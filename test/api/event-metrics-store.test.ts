@@ -44,4 +44,33 @@ describe('withEventMetrics', () => {
     expect(text).toContain('promptpipe_state_transitions_total{from="FEEDBACK",to="INTAKE",source="admin"} 2');
     expect(await inner.events.list()).toHaveLength(4);
   });
+
+  it('counts an event of a transaction once it commits, and never one of a transaction that rolled back', async () => {
+    const createdAt = new Date('2026-03-02T14:00:00Z');
+    const counted = async () =>
+      (await metrics.registry.getSingleMetricAsString('promptpipe_state_transitions_total')).includes(
+        'from="INTAKE",to="FEEDBACK",source="tool"} 1',
+      );
+    await store.transaction(async (tx) => {
+      await tx.events.record({
+        type: 'state-changed',
+        data: { from: 'INTAKE', to: 'FEEDBACK', source: 'tool' },
+        createdAt,
+      });
+      expect(await counted()).toBe(false);
+    });
+    expect(await counted()).toBe(true);
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.events.record({
+          type: 'state-changed',
+          data: { from: 'FEEDBACK', to: 'DONE', source: 'tool' },
+          createdAt,
+        });
+        throw new Error('rolled back on purpose');
+      }),
+    ).rejects.toThrow('rolled back on purpose');
+    expect(await metrics.registry.metrics()).not.toContain('to="DONE"');
+    expect(await inner.events.list()).toHaveLength(1);
+  });
 });

@@ -95,6 +95,23 @@ describe('delivering the daily prompt', () => {
     expect((await readData(store, 'p_1'))[DataKey.lastIntensityPromptDate]).toBe('2026-03-02');
   });
 
+  it('sends neither the prompt nor its poll when the day’s bookkeeping fails: they commit together', async () => {
+    let failing = true;
+    const afterPromptSent: AfterPromptSentHook = async () => {
+      if (failing) throw new Error('database is locked');
+      return [];
+    };
+    const { runner, messenger } = await scheduledAtNine({ afterPromptSent });
+
+    await runner.advanceTo(new Date(FIRST_SEND.getTime() + minutes(1)));
+    expect(messenger.textsFor('p_1')).toEqual([]);
+
+    // The job is retried with back-off and then delivers both, once.
+    failing = false;
+    await runner.advanceTo(new Date(FIRST_SEND.getTime() + minutes(10)));
+    expect(messenger.textsFor('p_1')).toEqual(['After your coffee, take a 10-minute walk.', DONE_POLL.question]);
+  });
+
   it('sends a fallback built from the anchor when the generator fails, and records the failure', async () => {
     const { store, runner, messenger } = await scheduledAtNine({
       prompts: [{ ok: false, error: 'The prompt generator is unavailable: timeout', missing: [] }],

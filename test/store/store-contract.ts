@@ -786,6 +786,37 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect((await store.transcript.list('participant_1')).map((entry) => entry.content)).toEqual(['committed']);
       });
 
+      it('runs after-commit callbacks after the outermost commit, at once outside one, never after a rollback', async () => {
+        const calls: string[] = [];
+        store.afterCommit(() => calls.push('outside'));
+        expect(calls).toEqual(['outside']);
+
+        await store.transaction(async (tx) => {
+          await tx.transcript.append([makeEntry('kept')]);
+          tx.afterCommit(() => calls.push('outer'));
+          await tx.transaction(async (inner) => {
+            inner.afterCommit(() => calls.push('nested'));
+          });
+          expect(calls).toEqual(['outside']);
+        });
+        expect(calls).toEqual(['outside', 'outer', 'nested']);
+
+        await expect(
+          store.transaction(async (tx) => {
+            tx.afterCommit(() => calls.push('rolled back'));
+            throw new Error('outer failed');
+          }),
+        ).rejects.toThrow('outer failed');
+        expect(calls).toEqual(['outside', 'outer', 'nested']);
+        // Each commit runs its own callbacks, once.
+        await store.transaction(async (tx) => {
+          await tx.transcript.append([makeEntry('second')]);
+          tx.afterCommit(() => calls.push(`seen ${calls.length}`));
+        });
+        expect(calls.at(-1)).toBe('seen 3');
+        expect(await store.transcript.list('participant_1')).toHaveLength(2);
+      });
+
       it('runs a job enqueue inside the caller’s transaction', async () => {
         await store.jobs.enqueue(makeJob('job_old', { dedupKey: 'key' }), at(0));
         await expect(

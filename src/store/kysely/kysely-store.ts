@@ -63,8 +63,16 @@ export function createKyselyStore(options: {
   return {
     dialect: dialect.name,
     ...createRepositories(db, dialect),
-    transaction(fn) {
-      return db.transaction().execute((transaction) => fn(createTransactionStore(transaction, dialect)));
+    async transaction(fn) {
+      const committed: (() => void)[] = [];
+      const result = await db
+        .transaction()
+        .execute((transaction) => fn(createTransactionStore(transaction, dialect, committed)));
+      for (const callback of committed) callback();
+      return result;
+    },
+    afterCommit(callback) {
+      callback();
     },
     async ping() {
       await sql`select 1`.execute(db);
@@ -80,11 +88,18 @@ export function createKyselyStore(options: {
   };
 }
 
-function createTransactionStore(transaction: Kysely<Database>, dialect: StoreDialect): Store {
+function createTransactionStore(
+  transaction: Kysely<Database>,
+  dialect: StoreDialect,
+  committed: (() => void)[],
+): Store {
   const store: Store = {
     dialect: dialect.name,
     ...createRepositories(transaction, dialect),
     transaction: (fn) => fn(store),
+    afterCommit(callback) {
+      committed.push(callback);
+    },
     async ping() {
       await sql`select 1`.execute(transaction);
     },
