@@ -321,6 +321,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         return 'done';
       }
       const alreadyRecorded = options.outage ? prior.recorded : false;
+      let marked = false;
       await flow.handleMessage({
         participantId: participant.id,
         text: inbound.text,
@@ -328,8 +329,15 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         receivedAt: inbound.receivedAt,
         ...(inbound.pollAnswer ? { pollAnswer: inbound.pollAnswer } : {}),
         ...(options.outage ? { holdOnLlmError: true } : {}),
+        // Marked processed in the reply's transaction: answered and processed commit together.
+        withReply: async (tx) => {
+          await tx.inbound.markProcessed(inbound.id, clock.now());
+          tx.afterCommit(() => {
+            marked = true;
+          });
+        },
       });
-      await store.inbound.markProcessed(inbound.id, clock.now());
+      if (!marked) await store.inbound.markProcessed(inbound.id, clock.now());
       if (alreadyRecorded) options.outage?.onOutage?.('recovered');
       return 'done';
     } catch (error) {

@@ -61,6 +61,7 @@ export interface ConversationFlowDependencies {
 
 interface TurnInput {
   participant: Participant;
+  withReply?: (tx: Store) => Promise<void>;
   /** What the model sees as this turn's user message. */
   userText: string;
   synthetic: boolean;
@@ -281,12 +282,14 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
           await dependencies.hooks?.onFeedbackTurn?.(tx, { participantId: participant.id, at: repliedAt });
         }
         await sendReply(tx);
+        await input.withReply?.(tx);
       });
     } catch (error) {
       // Scenario 10: losing the working-history entry degrades context, not the turn: the reply still goes, alone
       // (nothing of the failed transaction was kept). Failing again, it fails the turn as before.
       log.error({ participantId: participant.id, error: errorMessage(error) }, 'saving conversation history failed');
       await sendReply();
+      await input.withReply?.(store);
     }
 
     if (dependencies.config.debug) {
@@ -313,6 +316,7 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
             synthetic: false,
             sourceMessageId: message.sourceMessageId,
             ...(message.holdOnLlmError ? { holdOnLlmError: true } : {}),
+            ...(message.withReply ? { withReply: message.withReply } : {}),
           },
           module,
           history,

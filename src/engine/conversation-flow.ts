@@ -5,6 +5,7 @@
 import type { ConversationState } from '../domain/conversation-state.ts';
 import { AppError } from '../domain/errors.ts';
 import type { PollAnswer } from '../domain/polls.ts';
+import type { Store } from '../store/store.ts';
 
 /** A turn's model call failed after the adapter's retries; nothing was sent (the message is held for a retry). */
 export class LlmOutageError extends AppError {
@@ -26,6 +27,11 @@ export interface IncomingMessage {
    * answering with the "assistant unavailable" fallback.
    */
   holdOnLlmError?: boolean;
+  /**
+   * Writes that belong with the reply (the inbound message marked processed): made in the transaction that records
+   * the reply, so both commit together, or right after the reply when that transaction failed and it went alone.
+   */
+  withReply?: (tx: Store) => Promise<void>;
 }
 
 export interface TurnResult {

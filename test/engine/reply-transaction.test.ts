@@ -94,8 +94,14 @@ async function outboxEngine() {
     updatedAt: START,
   });
   await real.flowStates.save(newFlowState('p_1', START));
-  const turn = () =>
-    flow.handleMessage({ participantId: 'p_1', text: 'hello', sourceMessageId: 'in_1', receivedAt: START });
+  const turn = (withReply?: (tx: Store) => Promise<void>) =>
+    flow.handleMessage({
+      participantId: 'p_1',
+      text: 'hello',
+      sourceMessageId: 'in_1',
+      receivedAt: START,
+      ...(withReply ? { withReply } : {}),
+    });
   return { real, state, errors, turn };
 }
 
@@ -125,5 +131,24 @@ describe('the reply and its working-history entry', () => {
     ]);
     expect((await readHistory(engine.real, 'p_1')).map((message) => message.content)).toEqual(['hello']);
     expect(engine.errors).toContain('saving conversation history failed');
+  });
+
+  it("makes the caller's writes that belong with the reply in the same transaction, or after it when it went alone", async () => {
+    const withReply = (label: string) => async (tx: Store) => {
+      await tx.events.record({ participantId: 'p_1', type: 'answered', data: { label }, createdAt: START });
+    };
+    const together = await outboxEngine();
+    await together.turn(withReply('together'));
+    expect(together.state.transactionsAfterModel).toBe(1);
+    expect((await together.real.events.list({ type: 'answered' })).map((event) => event.data)).toEqual([
+      { label: 'together' },
+    ]);
+
+    const alone = await outboxEngine();
+    alone.state.failHistory = true;
+    await alone.turn(withReply('after the lone reply'));
+    expect((await alone.real.events.list({ type: 'answered' })).map((event) => event.data)).toEqual([
+      { label: 'after the lone reply' },
+    ]);
   });
 });

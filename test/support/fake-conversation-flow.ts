@@ -42,7 +42,9 @@ export function createFakeConversationFlow(options: {
     },
     handleMessage(message) {
       return lock.run(message.participantId, async (): Promise<TurnResult> => {
-        flow.messages.push(message);
+        // What the turn was asked, as data: `withReply` is left to the caller's own fallback (it marks processed).
+        const { withReply: _withReply, ...asked } = message;
+        flow.messages.push(asked);
         await transcript.append([
           {
             participantId: message.participantId,
