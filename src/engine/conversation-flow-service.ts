@@ -244,6 +244,7 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
         onToolCall: dependencies.onToolCall,
       }),
       now: () => clock.now().getTime(),
+      transaction: (fn) => store.transaction(fn),
       purpose: module.toLowerCase(),
       fallbackText: {
         emptyResponse: messages.t(language, 'reply.emptyResponse'),

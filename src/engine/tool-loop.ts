@@ -11,7 +11,8 @@
 import { errorMessage } from '../domain/errors.ts';
 import type { ChatMessage, ChatResponse, LlmClient, LlmToolCall } from '../llm/llm.ts';
 import { parseTextToolCalls, type TextToolCall, type ToolProtocol } from '../llm/text-tool-protocol.ts';
-import type { ToolContext } from '../tools/tool.ts';
+import type { Store } from '../store/store.ts';
+import type { ToolContext, ToolResult } from '../tools/tool.ts';
 import { errorResult } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import type { TurnRecorder } from './turn-recorder.ts';
@@ -63,7 +64,15 @@ export interface ToolLoopOptions {
   toolProtocol?: ToolProtocol;
   /** The fallback replies in the participant's language; defaults to `FALLBACK_TEXT` (English). */
   fallbackText?: { readonly [K in keyof typeof FALLBACK_TEXT]: string };
+  /**
+   * `Store.transaction`: when given, a response whose calls are all `transactional` tools is recorded and run in one
+   * transaction (the calls, the tools' writes, the results), instead of one transaction per step.
+   */
+  transaction?: <T>(fn: (tx: Store) => Promise<T>) => Promise<T>;
 }
+
+/** Thrown inside the exchange's transaction to roll it back and run the calls one step at a time instead. */
+class StepByStep extends Error {}
 
 /**
  * The executor seam of seed 004: how one response becomes content and tool calls. Native responses are used as
@@ -86,6 +95,78 @@ function structured(call: TextToolCall): LlmToolCall {
 
 function callLink(callId: number | undefined): { llmCallId?: number } {
   return callId === undefined ? {} : { llmCallId: callId };
+}
+
+interface ExecutedCall {
+  call: LlmToolCall;
+  result: ToolResult;
+}
+
+/**
+ * One step at a time: the calls are recorded, then each tool runs (in its own transaction, if it writes) and its
+ * result is recorded. A crash in between leaves the record of what was asked and what ran.
+ */
+async function runStepByStep(
+  options: ToolLoopOptions,
+  extracted: { content: string; toolCalls: TextToolCall[] },
+  response: ChatResponse,
+): Promise<ExecutedCall[]> {
+  const calls = extracted.toolCalls.map(structured);
+  await options.recorder.assistantToolCalls(extracted.content, calls, response.model, response.callId);
+  const executed: ExecutedCall[] = [];
+  for (const textCall of extracted.toolCalls) {
+    const call = structured(textCall);
+    const started = options.now();
+    const result =
+      textCall.parseError !== undefined
+        ? errorResult(textCall.parseError, {
+            expected_format: '<tool_call>{"name": "…", "arguments": {…}}</tool_call>',
+          })
+        : await options.registry.execute(call, options.context, options.toolNames);
+    await options.recorder.toolResult(call, result, options.now() - started);
+    executed.push({ call, result });
+  }
+  return executed;
+}
+
+/**
+ * The whole exchange in one transaction, when every call is a well-formed call of a `transactional` tool: the calls,
+ * the tools' writes and the results commit together (a crash leaves none of them, and the turn runs again). An error
+ * result, or any failure, rolls it all back and returns undefined: the step-by-step run then does it as before, so
+ * a failing tool's writes are never kept with its error.
+ */
+async function runInOneTransaction(
+  options: ToolLoopOptions,
+  extracted: { content: string; toolCalls: TextToolCall[] },
+  response: ChatResponse,
+): Promise<ExecutedCall[] | undefined> {
+  const { transaction } = options;
+  if (!transaction) return undefined;
+  if (extracted.toolCalls.some((call) => call.parseError !== undefined)) return undefined;
+  const calls = extracted.toolCalls.map(structured);
+  if (
+    !options.registry.transactional(
+      calls.map((call) => call.name),
+      options.toolNames,
+    )
+  )
+    return undefined;
+  try {
+    return await transaction(async (tx) => {
+      await options.recorder.assistantToolCalls(extracted.content, calls, response.model, response.callId, tx);
+      const executed: ExecutedCall[] = [];
+      for (const call of calls) {
+        const started = options.now();
+        const result = await options.registry.execute(call, { ...options.context, store: tx }, options.toolNames);
+        if (result.status === 'error') throw new StepByStep();
+        await options.recorder.toolResult(call, result, options.now() - started, tx);
+        executed.push({ call, result });
+      }
+      return executed;
+    });
+  } catch {
+    return undefined;
+  }
 }
 
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
@@ -125,19 +206,12 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
 
     if (extracted.toolCalls.length > 0) {
       const calls = extracted.toolCalls.map(structured);
-      await options.recorder.assistantToolCalls(extracted.content, calls, response.model, response.callId);
+      const results =
+        (await runInOneTransaction(options, extracted, response)) ??
+        (await runStepByStep(options, extracted, response));
       loopMessages.push({ role: 'assistant', content: extracted.content, toolCalls: calls });
       // All calls of one response run, in order: a multi-intent message can save a field and schedule at once.
-      for (const textCall of extracted.toolCalls) {
-        const call = structured(textCall);
-        const started = options.now();
-        const result =
-          textCall.parseError !== undefined
-            ? errorResult(textCall.parseError, {
-                expected_format: '<tool_call>{"name": "…", "arguments": {…}}</tool_call>',
-              })
-            : await options.registry.execute(call, options.context, options.toolNames);
-        await options.recorder.toolResult(call, result, options.now() - started);
+      for (const { call, result } of results) {
         toolCalls.push({ name: call.name, status: result.status });
         loopMessages.push({ role: 'tool', toolCallId: call.id, content: JSON.stringify(result) });
       }

@@ -8,9 +8,16 @@ import type { Clock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolResult } from '../tools/tool.ts';
 
+/** Each method records in its own transaction, or in `within` (the tool loop's transaction for a whole exchange). */
 export interface TurnRecorder {
-  assistantToolCalls(content: string, calls: readonly LlmToolCall[], model: string, llmCallId?: number): Promise<void>;
-  toolResult(call: LlmToolCall, result: ToolResult, durationMs: number): Promise<void>;
+  assistantToolCalls(
+    content: string,
+    calls: readonly LlmToolCall[],
+    model: string,
+    llmCallId?: number,
+    within?: Store,
+  ): Promise<void>;
+  toolResult(call: LlmToolCall, result: ToolResult, durationMs: number, within?: Store): Promise<void>;
 }
 
 /** Optional observer for metrics: called once per executed tool call. */
@@ -35,8 +42,8 @@ export function createTurnRecorder(options: {
   const { store, clock, participantId, module, sourceMessageId } = options;
   const link = sourceMessageId ? { sourceMessageId } : {};
   return {
-    async assistantToolCalls(content, calls, model, llmCallId) {
-      await store.transcript.append([
+    async assistantToolCalls(content, calls, model, llmCallId, within) {
+      await (within ?? store).transcript.append([
         {
           participantId,
           role: 'assistant',
@@ -51,9 +58,10 @@ export function createTurnRecorder(options: {
         },
       ]);
     },
-    async toolResult(call, result, durationMs) {
+    async toolResult(call, result, durationMs, within) {
       const now = clock.now();
-      await store.transaction(async (tx) => {
+      const target = within ?? store;
+      await target.transaction(async (tx) => {
         await tx.transcript.append([
           {
             participantId,
@@ -83,7 +91,8 @@ export function createTurnRecorder(options: {
           ...link,
         });
       });
-      options.onToolCall?.({ name: call.name, outcome: result.status, durationMs });
+      const { onToolCall } = options;
+      if (onToolCall) target.afterCommit(() => onToolCall({ name: call.name, outcome: result.status, durationMs }));
     },
   };
 }

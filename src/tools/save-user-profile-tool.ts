@@ -44,6 +44,7 @@ export function createSaveUserProfileTool(dependencies: { store: Store; clock: C
     description:
       "Save what the participant told you about their habit and preferences. Send only the fields you learned; empty fields are left unchanged. Returns the updated fields and the profile, or 'noop' when nothing changed.",
     schema: saveUserProfileSchema,
+    transactional: true,
     async execute(args, context): Promise<ToolResult> {
       const now = clock.now();
       const incoming: Partial<Record<ProfileTextField, string>> = {};
@@ -54,7 +55,7 @@ export function createSaveUserProfileTool(dependencies: { store: Store; clock: C
       const legacyBarrier = args.last_blocker?.trim();
       if (legacyBarrier && !incoming.last_barrier) incoming.last_barrier = legacyBarrier;
 
-      return store.transaction(async (tx) => {
+      return (context.store ?? store).transaction(async (tx) => {
         const profile = await readProfile(tx, context.participantId, now);
         const updatedFields: string[] = [];
         for (const [name, value] of Object.entries(incoming) as [ProfileTextField, string][]) {

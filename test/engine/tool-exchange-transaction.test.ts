@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { defineTool } from '../../src/tools/tool.ts';
+import { createEngineHarness, type EngineHarness } from '../support/engine-harness.ts';
+
+let harness: EngineHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/** A SQLite store that counts the transactions begun while `phase.counting` is set, and can fail result records. */
+async function countingStore() {
+  const real = await createSqliteStore({ filename: ':memory:' });
+  const phase = { counting: false, transactions: 0, failResultRecords: 0 };
+  const store: Store = {
+    ...real,
+    transaction: (fn) => {
+      if (phase.counting) phase.transactions += 1;
+      return real.transaction((tx) => {
+        const wrapped: Store = {
+          ...tx,
+          events: {
+            ...tx.events,
+            async record(event) {
+              if (event.type === 'tool-called' && phase.failResultRecords > 0) {
+                phase.failResultRecords -= 1;
+                throw new Error('database is locked');
+              }
+              return tx.events.record(event);
+            },
+          },
+          // Nested calls join, and keep the failing events.
+          transaction: (inner) => inner(wrapped),
+        };
+        return fn(wrapped);
+      });
+    },
+  };
+  return { store, phase };
+}
+
+async function toolTurn(options: { failResultRecords?: number; extraTools?: ReturnType<typeof defineTool>[] } = {}) {
+  const { store, phase } = await countingStore();
+  phase.failResultRecords = options.failResultRecords ?? 0;
+  let exchangeTransactions = -1;
+  harness = await createEngineHarness({
+    store,
+    ...(options.extraTools ? { extraTools: options.extraTools } : {}),
+    script: [
+      () => {
+        phase.counting = true;
+        return { toolCalls: [{ name: 'save_user_profile', arguments: { habit_domain: 'movement' } }] };
+      },
+      () => {
+        exchangeTransactions = phase.transactions;
+        phase.counting = false;
+        return { content: 'Saved. What time suits you?' };
+      },
+    ],
+  });
+  const result = await harness.send('I want to move more');
+  const entries = await store.transcript.list(harness.participant.id);
+  return { result, entries, exchangeTransactions, store, harness };
+}
+
+describe('a tool exchange of database-only tools', () => {
+  it('records the call, runs the tool and records its result in one transaction', async () => {
+    const turn = await toolTurn();
+    expect(turn.exchangeTransactions).toBe(1);
+    expect(turn.result.toolsCalled).toEqual(['save_user_profile']);
+    expect(turn.entries.map((entry) => entry.kind)).toEqual(['message', 'tool_call', 'tool_result']);
+    expect((await turn.harness.profile()).habit_domain).toBe('movement');
+    const [event] = await turn.store.events.list({ type: 'tool-called' });
+    expect(event?.data).toMatchObject({ name: 'save_user_profile', outcome: 'success' });
+  });
+
+  it('falls back to one step at a time when that transaction fails, keeping nothing of it', async () => {
+    const turn = await toolTurn({ failResultRecords: 1 });
+    // The failed attempt (call, profile write, result) rolled back; the step-by-step run recorded each once.
+    expect(turn.entries.map((entry) => entry.kind)).toEqual(['message', 'tool_call', 'tool_result']);
+    expect(await turn.store.events.list({ type: 'tool-called' })).toHaveLength(1);
+    expect((await turn.harness.profile()).habit_domain).toBe('movement');
+    expect(turn.exchangeTransactions).toBeGreaterThan(1);
+  });
+
+  it('runs a tool that is not transactional step by step, outside any transaction', async () => {
+    const seen: (Store | undefined)[] = [];
+    const lookup = defineTool({
+      name: 'save_user_profile',
+      description: 'a stand-in that is not transactional',
+      schema: z.object({ habit_domain: z.string() }),
+      async execute(_args, context) {
+        seen.push(context.store);
+        return { status: 'success', message: 'ok' };
+      },
+    });
+    const turn = await toolTurn({ extraTools: [lookup] });
+    expect(seen).toEqual([undefined]);
+    expect(turn.entries.map((entry) => entry.kind)).toEqual(['message', 'tool_call', 'tool_result']);
+  });
+});
