@@ -196,8 +196,8 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       }
       outcome = 'completed';
     } catch (error) {
-      // The handler's work is committed; the job will run again when its lease expires, and handlers re-check
-      // their preconditions, so the repeat is harmless.
+      // The handler's own work is committed (its completion writes are not); the job will run again when its lease
+      // expires, and handlers re-check their preconditions, so the repeat is harmless.
       log.error({ jobId: job.id, error: errorMessage(error) }, 'could not mark a job completed');
       outcome = 'retrying';
     }
