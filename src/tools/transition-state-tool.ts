@@ -37,6 +37,7 @@ export function createTransitionStateTool(dependencies: {
     description:
       'Move the conversation to another phase: INTAKE (collect or repair the profile) or FEEDBACK (collect how the habit went). Optionally after a delay in minutes.',
     schema: transitionStateSchema,
+    transactional: true,
     async execute(args, context): Promise<ToolResult> {
       const now = clock.now();
       const delay = args.delay_minutes ?? 0;
@@ -44,7 +45,7 @@ export function createTransitionStateTool(dependencies: {
         if (!delayedTransitions) {
           return errorResult('Delayed transitions are not available. Transition now (without delay_minutes) instead.');
         }
-        const scheduled = await store.transaction((tx) =>
+        const scheduled = await (context.store ?? store).transaction((tx) =>
           delayedTransitions.schedule(tx, {
             participantId: context.participantId,
             target: args.target_state,
@@ -61,7 +62,7 @@ export function createTransitionStateTool(dependencies: {
           scheduled_for: scheduled.runAt.toISOString(),
         };
       }
-      const outcome = await store.transaction((tx) =>
+      const outcome = await (context.store ?? store).transaction((tx) =>
         transitionInTransaction(tx, {
           participantId: context.participantId,
           target: args.target_state,

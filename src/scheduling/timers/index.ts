@@ -14,7 +14,7 @@ import type { StateData } from '../../domain/data-keys.ts';
 import type { DelayedTransitionScheduler } from '../../engine/delayed-transitions.ts';
 import { readData } from '../../engine/participant-data.ts';
 import type { TurnHooks } from '../../engine/turn-hooks.ts';
-import type { StoreRepositories } from '../../store/store.ts';
+import type { Store, StoreRepositories } from '../../store/store.ts';
 import type { AfterPromptSentHook, PromptDeliveryGuard } from '../daily-prompt-handler.ts';
 import type { JobRunner } from '../job-runner.ts';
 import { createAutoFeedbackHandler, scheduleAutoFeedbackEnforcement } from './auto-feedback.ts';
@@ -78,6 +78,12 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
   runner.register(TimerJobKind.STATE_TRANSITION, createStateTransitionHandler(dependencies));
 
   const scheduler = createDelayedTransitionScheduler({ newId });
+  /** Recomputes the runner's wake-up once the job enqueued in `tx` is committed (before, it could not see it). */
+  const notifyOnCommit = (tx: StoreRepositories): void => {
+    // The transaction handed to hooks is a Store (see `Store.transaction`); a bare repository set has no commit.
+    if ('afterCommit' in tx && typeof tx.afterCommit === 'function') (tx as Store).afterCommit(() => runner.notify());
+    else runner.notify();
+  };
   return {
     turnHooks: {
       async onParticipantMessage(tx, event) {
@@ -86,16 +92,14 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
       },
       async onImmediatePrompt(tx, event) {
         await scheduleFeedbackCollection(tx, event, { config, newId });
-        // Recompute the runner's wake-up for the new job. This may run before the commit (hooks see no commit), in
-        // which case the runner's capped sleep still finds the job, at most a minute late.
-        runner.notify();
+        notifyOnCommit(tx);
       },
       onFeedbackTurn: (tx, event) => cancelPendingFeedback(tx, event.participantId, event.at),
     },
     delayedTransitions: {
       async schedule(tx, request) {
         const scheduled = await scheduler.schedule(tx, request);
-        runner.notify();
+        notifyOnCommit(tx);
         return scheduled;
       },
     },

@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConversationState } from '../../../src/domain/conversation-state.ts';
+import { sequentialIds } from '../../../src/domain/ids.ts';
+import { newFlowState } from '../../../src/engine/participant-data.ts';
+import { createRecordingMessenger } from '../../../src/engine/recording-messenger.ts';
+import { createManualClock } from '../../../src/scheduling/clock.ts';
+import { createJobRunner } from '../../../src/scheduling/job-runner-service.ts';
+import { silentLog } from '../../../src/scheduling/scheduling-log.ts';
+import { DEFAULT_TIMER_CONFIG, registerTimers } from '../../../src/scheduling/timers/index.ts';
+import { createInProcessLock } from '../../../src/store/participant-lock.ts';
+import { createSqliteStore } from '../../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../../src/store/store.ts';
+
+const START = new Date('2026-03-02T14:00:00.000Z');
+let store: Store | undefined;
+afterEach(async () => {
+  await store?.close();
+});
+
+describe('timers scheduled inside a transaction', () => {
+  it('wake the job runner once the transaction has committed, when the runner can see the job', async () => {
+    store = await createSqliteStore({ filename: ':memory:' });
+    const clock = createManualClock(START);
+    const runner = createJobRunner({ store, clock, lock: createInProcessLock(), log: silentLog });
+    const steps: string[] = [];
+    const notify = runner.notify.bind(runner);
+    runner.notify = () => {
+      steps.push('runner notified');
+      notify();
+    };
+    const timers = registerTimers({
+      runner,
+      store,
+      clock,
+      newId: sequentialIds(),
+      messenger: createRecordingMessenger(),
+      config: DEFAULT_TIMER_CONFIG,
+      log: silentLog,
+    });
+    await store.participants.create({
+      id: 'p_1',
+      phoneNumber: '+15551230001',
+      name: '',
+      gender: '',
+      ethnicity: '',
+      background: '',
+      timezone: 'UTC',
+      channel: '',
+      status: 'active',
+      enrolledAt: START,
+      createdAt: START,
+      updatedAt: START,
+    });
+    await store.flowStates.save(newFlowState('p_1', START));
+    const scheduler = timers.delayedTransitions;
+
+    await store.transaction(async (tx) => {
+      await scheduler.schedule(tx, {
+        participantId: 'p_1',
+        target: ConversationState.FEEDBACK,
+        delayMinutes: 30,
+        now: START,
+      });
+      steps.push('scheduled, not committed');
+    });
+    expect(steps).toEqual(['scheduled, not committed', 'runner notified']);
+  });
+});
