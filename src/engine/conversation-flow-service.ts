@@ -256,19 +256,23 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     if (loop.outcome === 'llm_error' && input.holdOnLlmError) throw new LlmOutageError(loop.error ?? 'unknown');
     if (loop.outcome !== 'content') await recordFallback(participant.id, module, loop, link);
 
-    const sendReply = (within?: Store) =>
-      dependencies.messenger.send(
+    const sendReply = async (within?: Store) => {
+      // The last model call's provenance row, when the loop left it to be written with the reply.
+      const recorded = await loop.recordProvenance?.(within ?? store);
+      const llmCallId = loop.llmCallId ?? (loop.outcome === 'content' ? recorded : undefined);
+      return dependencies.messenger.send(
         participant.id,
         { type: 'text', text: loop.content },
         {
           kind: 'reply',
           module,
           ...link,
-          ...(loop.llmCallId === undefined ? {} : { llmCallId: loop.llmCallId }),
+          ...(llmCallId === undefined ? {} : { llmCallId }),
           ...(loop.model ? { model: loop.model } : {}),
         },
         within,
       );
+    };
     const repliedAt = clock.now();
     try {
       // The reply and its working-history entry commit together: one transaction instead of two.

@@ -42,6 +42,11 @@ export interface ToolLoopResult {
   model: string | undefined;
   /** The provenance record of the model call that produced `content`, when recorded. */
   llmCallId?: number;
+  /**
+   * The last model call's provenance row, not written yet (the loop defers it when it has `transaction`): the caller
+   * writes it in the transaction that sends the reply. When `outcome` is `content`, its id is the reply's `llmCallId`.
+   */
+  recordProvenance?: (within: Store) => Promise<number | undefined>;
   error?: string;
 }
 
@@ -110,9 +115,21 @@ async function runStepByStep(
   options: ToolLoopOptions,
   extracted: { content: string; toolCalls: TextToolCall[] },
   response: ChatResponse,
-): Promise<ExecutedCall[]> {
+): Promise<{ executed: ExecutedCall[]; callId: number | undefined }> {
   const calls = extracted.toolCalls.map(structured);
-  await options.recorder.assistantToolCalls(extracted.content, calls, response.model, response.callId);
+  const { recordProvenance } = response;
+  const { transaction } = options;
+  let callId = response.callId;
+  if (recordProvenance && transaction) {
+    // The model call's provenance row commits with the entry that links to it.
+    callId = await transaction(async (tx) => {
+      const id = await recordProvenance(tx);
+      await options.recorder.assistantToolCalls(extracted.content, calls, response.model, id, tx);
+      return id;
+    });
+  } else {
+    await options.recorder.assistantToolCalls(extracted.content, calls, response.model, callId);
+  }
   const executed: ExecutedCall[] = [];
   for (const textCall of extracted.toolCalls) {
     const call = structured(textCall);
@@ -126,7 +143,7 @@ async function runStepByStep(
     await options.recorder.toolResult(call, result, options.now() - started);
     executed.push({ call, result });
   }
-  return executed;
+  return { executed, callId };
 }
 
 /**
@@ -139,7 +156,7 @@ async function runInOneTransaction(
   options: ToolLoopOptions,
   extracted: { content: string; toolCalls: TextToolCall[] },
   response: ChatResponse,
-): Promise<ExecutedCall[] | undefined> {
+): Promise<{ executed: ExecutedCall[]; callId: number | undefined } | undefined> {
   const { transaction } = options;
   if (!transaction) return undefined;
   if (extracted.toolCalls.some((call) => call.parseError !== undefined)) return undefined;
@@ -153,7 +170,8 @@ async function runInOneTransaction(
     return undefined;
   try {
     return await transaction(async (tx) => {
-      await options.recorder.assistantToolCalls(extracted.content, calls, response.model, response.callId, tx);
+      const callId = response.callId ?? (await response.recordProvenance?.(tx));
+      await options.recorder.assistantToolCalls(extracted.content, calls, response.model, callId, tx);
       const executed: ExecutedCall[] = [];
       for (const call of calls) {
         const started = options.now();
@@ -162,7 +180,7 @@ async function runInOneTransaction(
         await options.recorder.toolResult(call, result, options.now() - started, tx);
         executed.push({ call, result });
       }
-      return executed;
+      return { executed, callId };
     });
   } catch {
     return undefined;
@@ -187,6 +205,8 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         ...(tools.length > 0 ? { tools } : {}),
         purpose: options.purpose,
         participantId: options.context.participantId,
+        // With a transaction to write it in, the provenance row commits with what the response produced.
+        ...(options.transaction ? { deferProvenance: true } : {}),
       });
     } catch (error) {
       return {
@@ -206,12 +226,12 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
 
     if (extracted.toolCalls.length > 0) {
       const calls = extracted.toolCalls.map(structured);
-      const results =
+      const exchange =
         (await runInOneTransaction(options, extracted, response)) ??
         (await runStepByStep(options, extracted, response));
       loopMessages.push({ role: 'assistant', content: extracted.content, toolCalls: calls });
       // All calls of one response run, in order: a multi-intent message can save a field and schedule at once.
-      for (const { call, result } of results) {
+      for (const { call, result } of exchange.executed) {
         toolCalls.push({ name: call.name, status: result.status });
         loopMessages.push({ role: 'tool', toolCallId: call.id, content: JSON.stringify(result) });
       }
@@ -223,12 +243,22 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
           toolCalls,
           reasoning,
           model,
-          ...callLink(response.callId),
+          ...callLink(exchange.callId),
         };
       continue;
     }
+    const provenance = response.recordProvenance ? { recordProvenance: response.recordProvenance } : {};
     if (content)
-      return { content, outcome: 'content', rounds: round, toolCalls, reasoning, model, ...callLink(response.callId) };
+      return {
+        content,
+        outcome: 'content',
+        rounds: round,
+        toolCalls,
+        reasoning,
+        model,
+        ...callLink(response.callId),
+        ...provenance,
+      };
     return {
       content: fallbackText.emptyResponse,
       outcome: 'empty_response',
@@ -236,6 +266,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       toolCalls,
       reasoning,
       model,
+      ...provenance,
     };
   }
   return {

@@ -4,6 +4,7 @@
  * Adapters: `openai-compatible-llm.ts` (the official `openai` package; OpenAI, Ollama, vLLM, llama.cpp,
  * OpenRouter…) and `fake-llm.ts` (scripted responses, records every request) for tests.
  */
+import type { Store } from '../store/store.ts';
 
 export interface LlmToolCall {
   id: string;
@@ -34,6 +35,12 @@ export interface ChatRequest {
   purpose?: string;
   /** The participant whose turn this call serves, for provenance. */
   participantId?: string;
+  /**
+   * The caller writes the call's provenance row itself, in the transaction it opens next, through
+   * {@link ChatResponse.recordProvenance}: one commit less per call. Only for a caller that always does (the tool
+   * loop); a failed call's row is written at once either way.
+   */
+  deferProvenance?: boolean;
 }
 
 export interface TokenUsage {
@@ -52,6 +59,11 @@ export interface ChatResponse {
   model: string;
   /** The provenance record (`llm_calls` row) of this call, when one was recorded. */
   callId?: number;
+  /**
+   * With `deferProvenance`: writes this call's provenance row in `within` and returns its id. Once that transaction
+   * has committed, later calls return the same id without writing again; a rolled-back write is made again.
+   */
+  recordProvenance?: (within: Store) => Promise<number | undefined>;
 }
 
 export interface LlmClient {

@@ -78,6 +78,46 @@ describe('provenance of every reply', () => {
 });
 
 describe('createProvenanceLlm', () => {
+  it('lets a caller that defers the row write it in its own transaction, once', async () => {
+    const store = await createSqliteStore({ filename: ':memory:' });
+    const llm = createProvenanceLlm({
+      llm: { model: 'm1', chat: async () => ({ content: 'hi', toolCalls: [], model: 'm1' }) },
+      llmCalls: store.llmCalls,
+      clock: createManualClock(new Date('2026-01-01T00:00:00Z')),
+      providerHost: 'localhost:11434',
+      temperature: undefined,
+      prompts: [],
+      log: { warn: () => undefined },
+    });
+    const response = await llm.chat({ messages: [{ role: 'user', content: 'x' }], deferProvenance: true });
+    const rows = async () => store.research.llmCallsPage({}, undefined, 10);
+    expect(response.callId).toBeUndefined();
+    expect(await rows()).toEqual([]);
+    const record = response.recordProvenance;
+    if (!record) throw new Error('no deferred provenance');
+
+    // Written in a transaction that rolls back: gone, and written again by the next one.
+    await expect(
+      store.transaction(async (tx) => {
+        expect(await record(tx)).toBeTypeOf('number');
+        throw new Error('rolled back on purpose');
+      }),
+    ).rejects.toThrow('rolled back on purpose');
+    expect(await rows()).toEqual([]);
+    const id = await store.transaction((tx) => record(tx));
+    expect((await rows()).map((row) => [row.id, row.outcome])).toEqual([[id, 'success']]);
+    // Once committed, the same id without a second row.
+    expect(await record(store)).toBe(id);
+    expect(await rows()).toHaveLength(1);
+
+    // A caller that does not defer gets the row written at once, as before.
+    const direct = await llm.chat({ messages: [{ role: 'user', content: 'y' }] });
+    expect(direct.recordProvenance).toBeUndefined();
+    expect(direct.callId).toBeTypeOf('number');
+    expect(await rows()).toHaveLength(2);
+    await store.close();
+  });
+
   it('records failed calls with their error code', async () => {
     const store = await createSqliteStore({ filename: ':memory:' });
     const llm = createProvenanceLlm({

@@ -10,7 +10,7 @@ import { AppError, errorMessage } from '../../domain/errors.ts';
 import type { ChatRequest, LlmClient } from '../../llm/llm.ts';
 import type { Log } from '../../observability/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
-import type { LlmCallRepository, NewLlmCall } from '../../store/store.ts';
+import type { LlmCallRepository, NewLlmCall, Store } from '../../store/store.ts';
 import { type PromptSource, promptFileOf, promptVersion } from './prompt-version.ts';
 
 export interface ProvenanceLlmOptions {
@@ -51,6 +51,24 @@ export function createProvenanceLlm(options: ProvenanceLlmOptions): LlmClient {
     }
   }
 
+  /** The row of a successful call, written by the caller in its own transaction (`ChatRequest.deferProvenance`). */
+  function deferred(call: NewLlmCall): (within: Store) => Promise<number | undefined> {
+    let committedId: number | undefined;
+    return async (within) => {
+      if (committedId !== undefined) return committedId;
+      try {
+        const id = await within.llmCalls.record(call);
+        within.afterCommit(() => {
+          committedId = id;
+        });
+        return id;
+      } catch (error) {
+        log.warn({ error: errorMessage(error) }, 'could not record LLM call provenance');
+        return undefined;
+      }
+    };
+  }
+
   return {
     model: llm.model,
     async chat(request, callOptions) {
@@ -68,7 +86,7 @@ export function createProvenanceLlm(options: ProvenanceLlmOptions): LlmClient {
       const started = performance.now();
       try {
         const response = await llm.chat(request, callOptions);
-        const callId = await record({
+        const call: NewLlmCall = {
           ...base,
           model: response.model || llm.model,
           ...(response.usage
@@ -81,7 +99,9 @@ export function createProvenanceLlm(options: ProvenanceLlmOptions): LlmClient {
           latencyMs: performance.now() - started,
           outcome: 'success',
           createdAt: clock.now(),
-        });
+        };
+        if (request.deferProvenance) return { ...response, recordProvenance: deferred(call) };
+        const callId = await record(call);
         return callId === undefined ? response : { ...response, callId };
       } catch (error) {
         await record({
