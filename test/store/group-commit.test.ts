@@ -25,11 +25,15 @@ interface Harness {
 describe('SQLite group commit', () => {
   let directory: string;
   let database: BetterSqlite3.Database | undefined;
+  /** Each harness's group commit, closed after the test (it keeps the WAL open). */
+  let opened: GroupCommit[] = [];
 
   beforeEach(async () => {
     directory = await mkdtemp(join(tmpdir(), 'promptpipe-group-commit-'));
   });
   afterEach(async () => {
+    for (const groupCommit of opened) await groupCommit.close().catch(() => undefined);
+    opened = [];
     database?.close();
     database = undefined;
     await rm(directory, { recursive: true, force: true });
@@ -37,11 +41,11 @@ describe('SQLite group commit', () => {
 
   function open(): Harness {
     const filename = join(directory, 'test.db');
-    const opened = new BetterSqlite3(filename);
-    database = opened;
-    opened.pragma('journal_mode = WAL');
-    opened.pragma('synchronous = NORMAL');
-    opened.exec('create table notes (text text)');
+    const connection = new BetterSqlite3(filename);
+    database = connection;
+    connection.pragma('journal_mode = WAL');
+    connection.pragma('synchronous = NORMAL');
+    connection.exec('create table notes (text text)');
     const harness: Harness = {
       synced: [],
       gate: undefined,
@@ -61,7 +65,8 @@ describe('SQLite group commit', () => {
         cached.prepare(sqlText).run(parameters as never);
       },
     };
-    const cached = withStatementCache(opened, { observer: harness.groupCommit.afterStatement });
+    const cached = withStatementCache(connection, { observer: harness.groupCommit.afterStatement });
+    opened.push(harness.groupCommit);
     return harness;
   }
 

@@ -70,8 +70,14 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
         await syncFile(options.filename);
         return;
       }
-      await syncFile(dirname(options.filename));
-      await syncFile(options.filename);
+      try {
+        await syncFile(dirname(options.filename));
+        await syncFile(options.filename);
+      } catch (error) {
+        // Tried again from the start on the next call: the descriptor is not kept.
+        await opened.close();
+        throw error;
+      }
       wal = opened;
     }
     await sync(wal, walPath);
