@@ -3,7 +3,7 @@
  * calls it when `delay_minutes > 0`; without an implementation the tool says delayed transitions are unavailable.
  */
 import type { ConversationState } from '../domain/conversation-state.ts';
-import type { StoreRepositories } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 
 export interface DelayedTransitionRequest {
   participantId: string;
@@ -19,5 +19,5 @@ export interface DelayedTransitionScheduler {
    * Enqueues (or replaces) the `state_transition:{participantId}` job and stores its id under
    * `stateTransitionTimerID`, inside the caller's transaction.
    */
-  schedule(tx: StoreRepositories, request: DelayedTransitionRequest): Promise<{ jobId: string; runAt: Date }>;
+  schedule(tx: Store, request: DelayedTransitionRequest): Promise<{ jobId: string; runAt: Date }>;
 }

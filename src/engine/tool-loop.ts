@@ -107,6 +107,28 @@ interface ExecutedCall {
   result: ToolResult;
 }
 
+/** A response's tool calls as run, and the id of the provenance row their entry links to. */
+interface Exchange {
+  executed: ExecutedCall[];
+  callId: number | undefined;
+}
+
+/**
+ * Records the response's tool calls, with the model call's deferred provenance row when there is one (in `within`,
+ * so the row commits with the entry that links to it). Returns that row's id.
+ */
+async function recordToolCalls(
+  options: ToolLoopOptions,
+  extracted: { content: string; toolCalls: TextToolCall[] },
+  response: ChatResponse,
+  within?: Store,
+): Promise<number | undefined> {
+  const callId = response.callId ?? (within ? await response.recordProvenance?.(within) : undefined);
+  const calls = extracted.toolCalls.map(structured);
+  await options.recorder.assistantToolCalls(extracted.content, calls, response.model, callId, within);
+  return callId;
+}
+
 /**
  * One step at a time: the calls are recorded, then each tool runs (in its own transaction, if it writes) and its
  * result is recorded. A crash in between leaves the record of what was asked and what ran.
@@ -115,21 +137,11 @@ async function runStepByStep(
   options: ToolLoopOptions,
   extracted: { content: string; toolCalls: TextToolCall[] },
   response: ChatResponse,
-): Promise<{ executed: ExecutedCall[]; callId: number | undefined }> {
-  const calls = extracted.toolCalls.map(structured);
-  const { recordProvenance } = response;
+): Promise<Exchange> {
   const { transaction } = options;
-  let callId = response.callId;
-  if (recordProvenance && transaction) {
-    // The model call's provenance row commits with the entry that links to it.
-    callId = await transaction(async (tx) => {
-      const id = await recordProvenance(tx);
-      await options.recorder.assistantToolCalls(extracted.content, calls, response.model, id, tx);
-      return id;
-    });
-  } else {
-    await options.recorder.assistantToolCalls(extracted.content, calls, response.model, callId);
-  }
+  const callId = transaction
+    ? await transaction((tx) => recordToolCalls(options, extracted, response, tx))
+    : await recordToolCalls(options, extracted, response);
   const executed: ExecutedCall[] = [];
   for (const textCall of extracted.toolCalls) {
     const call = structured(textCall);
@@ -156,22 +168,16 @@ async function runInOneTransaction(
   options: ToolLoopOptions,
   extracted: { content: string; toolCalls: TextToolCall[] },
   response: ChatResponse,
-): Promise<{ executed: ExecutedCall[]; callId: number | undefined } | undefined> {
+): Promise<Exchange | undefined> {
   const { transaction } = options;
   if (!transaction) return undefined;
   if (extracted.toolCalls.some((call) => call.parseError !== undefined)) return undefined;
   const calls = extracted.toolCalls.map(structured);
-  if (
-    !options.registry.transactional(
-      calls.map((call) => call.name),
-      options.toolNames,
-    )
-  )
-    return undefined;
+  const names = calls.map((call) => call.name);
+  if (!options.registry.transactional(names, options.toolNames)) return undefined;
   try {
     return await transaction(async (tx) => {
-      const callId = response.callId ?? (await response.recordProvenance?.(tx));
-      await options.recorder.assistantToolCalls(extracted.content, calls, response.model, callId, tx);
+      const callId = await recordToolCalls(options, extracted, response, tx);
       const executed: ExecutedCall[] = [];
       for (const call of calls) {
         const started = options.now();
@@ -196,6 +202,12 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   const toolCalls: ExecutedToolCall[] = [];
   const reasoning: string[] = [];
   let model: string | undefined;
+  const finish = (
+    outcome: ToolLoopOutcome,
+    content: string,
+    rounds: number,
+    extra: Pick<ToolLoopResult, 'llmCallId' | 'recordProvenance' | 'error'> = {},
+  ): ToolLoopResult => ({ content, outcome, rounds, toolCalls, reasoning, model, ...extra });
 
   for (let round = 1; round <= maxRounds; round += 1) {
     let response: Awaited<ReturnType<LlmClient['chat']>>;
@@ -209,15 +221,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         ...(options.transaction ? { deferProvenance: true } : {}),
       });
     } catch (error) {
-      return {
-        content: fallbackText.llmUnavailable,
-        outcome: 'llm_error',
-        rounds: round,
-        toolCalls,
-        reasoning,
-        model,
-        error: errorMessage(error),
-      };
+      return finish('llm_error', fallbackText.llmUnavailable, round, { error: errorMessage(error) });
     }
     model = response.model;
     if (response.reasoning) reasoning.push(response.reasoning);
@@ -235,46 +239,12 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         toolCalls.push({ name: call.name, status: result.status });
         loopMessages.push({ role: 'tool', toolCallId: call.id, content: JSON.stringify(result) });
       }
-      if (content)
-        return {
-          content,
-          outcome: 'content',
-          rounds: round,
-          toolCalls,
-          reasoning,
-          model,
-          ...callLink(exchange.callId),
-        };
+      if (content) return finish('content', content, round, callLink(exchange.callId));
       continue;
     }
     const provenance = response.recordProvenance ? { recordProvenance: response.recordProvenance } : {};
-    if (content)
-      return {
-        content,
-        outcome: 'content',
-        rounds: round,
-        toolCalls,
-        reasoning,
-        model,
-        ...callLink(response.callId),
-        ...provenance,
-      };
-    return {
-      content: fallbackText.emptyResponse,
-      outcome: 'empty_response',
-      rounds: round,
-      toolCalls,
-      reasoning,
-      model,
-      ...provenance,
-    };
+    if (content) return finish('content', content, round, { ...callLink(response.callId), ...provenance });
+    return finish('empty_response', fallbackText.emptyResponse, round, provenance);
   }
-  return {
-    content: fallbackText.roundsExhausted,
-    outcome: 'rounds_exhausted',
-    rounds: maxRounds,
-    toolCalls,
-    reasoning,
-    model,
-  };
+  return finish('rounds_exhausted', fallbackText.roundsExhausted, maxRounds);
 }

@@ -3,7 +3,7 @@
  * Hooks that receive `tx` run inside the same transaction as the engine's own write, so a participant's reply and
  * the cancellation of their reminder commit together.
  */
-import type { StoreRepositories } from '../store/store.ts';
+import type { Store, StoreRepositories } from '../store/store.ts';
 
 export interface ParticipantMessageEvent {
   participantId: string;
@@ -16,7 +16,7 @@ export interface TurnHooks {
   /** A real participant message was recorded (never called for synthetic hints). */
   onParticipantMessage?(tx: StoreRepositories, event: ParticipantMessageEvent): Promise<void>;
   /** `generate_habit_prompt` delivered a prompt inside the conversation (delivery_mode `immediate`). */
-  onImmediatePrompt?(tx: StoreRepositories, event: { participantId: string; at: Date }): Promise<void>;
+  onImmediatePrompt?(tx: Store, event: { participantId: string; at: Date }): Promise<void>;
   /** A FEEDBACK turn finished: pending feedback timers are cancelled (§4.3 `CancelPendingFeedback`). */
   onFeedbackTurn?(tx: StoreRepositories, event: { participantId: string; at: Date }): Promise<void>;
 }

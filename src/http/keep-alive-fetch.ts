@@ -49,14 +49,14 @@ function bodyBytes(body: FetchInit['body']): Buffer | undefined | false {
   return false;
 }
 
-/** The URL when this module can send the request itself, else undefined (the global fetch sends it). */
-function ownUrl(input: FetchInput, init: FetchInit): URL | undefined {
+/** The URL and body bytes when this module can send the request itself, else undefined (the global fetch sends it). */
+function ownRequest(input: FetchInput, init: FetchInit): { url: URL; body: Buffer | undefined } | undefined {
   if (process.env.NODE_USE_ENV_PROXY) return undefined;
   if (typeof input !== 'string' && !(input instanceof URL)) return undefined;
   const url = new URL(input);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  if (bodyBytes(init.body) === false) return undefined;
-  return url;
+  const body = bodyBytes(init.body);
+  return body === false ? undefined : { url, body };
 }
 
 function fetchFailed(cause: unknown): TypeError {
@@ -128,9 +128,9 @@ function send(url: URL, init: FetchInit, body: Buffer | undefined, attempt: numb
 }
 
 export const keepAliveFetch: typeof globalThis.fetch = async (input, init = {}) => {
-  const url = ownUrl(input, init);
-  if (!url) return globalThis.fetch(input, init);
-  const raw = await send(url, init, bodyBytes(init.body) || undefined, 0);
+  const own = ownRequest(input, init);
+  if (!own) return globalThis.fetch(input, init);
+  const raw = await send(own.url, init, own.body, 0);
   if (REDIRECT_STATUSES.has(raw.status) && init.redirect !== 'manual') return globalThis.fetch(input, init);
   const headers = new Headers();
   for (let index = 0; index + 1 < raw.rawHeaders.length; index += 2) {

@@ -16,6 +16,7 @@ import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createToolRegistry } from '../../src/tools/tool-registry.ts';
+import { participantFixture } from '../support/participant-fixture.ts';
 
 const START = new Date('2026-03-02T14:00:00.000Z');
 const stores: Store[] = [];
@@ -79,20 +80,7 @@ async function outboxEngine() {
     config: { chatHistoryLimit: -1, debug: false },
     log,
   });
-  await real.participants.create({
-    id: 'p_1',
-    phoneNumber: '+15551230001',
-    name: '',
-    gender: '',
-    ethnicity: '',
-    background: '',
-    timezone: 'UTC',
-    channel: '',
-    status: 'active',
-    enrolledAt: START,
-    createdAt: START,
-    updatedAt: START,
-  });
+  await real.participants.create(participantFixture('p_1', '+15551230001', START));
   await real.flowStates.save(newFlowState('p_1', START));
   const turn = (withReply?: (tx: Store) => Promise<void>) =>
     flow.handleMessage({

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FlowState } from '../../src/domain/flow-state.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { participantFixture } from '../support/participant-fixture.ts';
 
 const NOW = new Date('2026-03-02T14:00:00.000Z');
 
@@ -21,20 +22,7 @@ describe('flow state cache (SQLite store)', () => {
   let store: Store;
   beforeEach(async () => {
     store = await createSqliteStore({ filename: ':memory:' });
-    await store.participants.create({
-      id: 'participant_1',
-      phoneNumber: '+15550000001',
-      name: '',
-      gender: '',
-      ethnicity: '',
-      background: '',
-      timezone: 'UTC',
-      channel: '',
-      status: 'active',
-      enrolledAt: NOW,
-      createdAt: NOW,
-      updatedAt: NOW,
-    });
+    await store.participants.create(participantFixture('participant_1', '+15550000001', NOW));
     await store.flowStates.save(stateOf('participant_1', 'INTAKE'));
   });
   afterEach(async () => {

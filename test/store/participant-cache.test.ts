@@ -3,26 +3,12 @@ import type { Participant } from '../../src/domain/participant.ts';
 import { withParticipantCache } from '../../src/store/participant-cache.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { participantFixture } from '../support/participant-fixture.ts';
 
 const NOW = new Date('2026-03-02T14:00:00.000Z');
 
-function participant(id: string, phoneNumber: string, overrides: Partial<Participant> = {}): Participant {
-  return {
-    id,
-    phoneNumber,
-    name: '',
-    gender: '',
-    ethnicity: '',
-    background: '',
-    timezone: 'UTC',
-    channel: '',
-    status: 'active',
-    enrolledAt: NOW,
-    createdAt: NOW,
-    updatedAt: NOW,
-    ...overrides,
-  };
-}
+const participant = (id: string, phoneNumber: string, overrides: Partial<Participant> = {}): Participant =>
+  participantFixture(id, phoneNumber, NOW, overrides);
 
 /** The SQLite store caches participants (participant-cache.ts); these are the cases where a cache could lie. */
 describe('participant cache (SQLite store)', () => {

@@ -79,11 +79,7 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
 
   const scheduler = createDelayedTransitionScheduler({ newId });
   /** Recomputes the runner's wake-up once the job enqueued in `tx` is committed (before, it could not see it). */
-  const notifyOnCommit = (tx: StoreRepositories): void => {
-    // The transaction handed to hooks is a Store (see `Store.transaction`); a bare repository set has no commit.
-    if ('afterCommit' in tx && typeof tx.afterCommit === 'function') (tx as Store).afterCommit(() => runner.notify());
-    else runner.notify();
-  };
+  const notifyOnCommit = (tx: Store): void => tx.afterCommit(() => runner.notify());
   return {
     turnHooks: {
       async onParticipantMessage(tx, event) {

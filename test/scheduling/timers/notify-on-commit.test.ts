@@ -10,6 +10,7 @@ import { DEFAULT_TIMER_CONFIG, registerTimers } from '../../../src/scheduling/ti
 import { createInProcessLock } from '../../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../../src/store/store.ts';
+import { participantFixture } from '../../support/participant-fixture.ts';
 
 const START = new Date('2026-03-02T14:00:00.000Z');
 let store: Store | undefined;
@@ -37,20 +38,7 @@ describe('timers scheduled inside a transaction', () => {
       config: DEFAULT_TIMER_CONFIG,
       log: silentLog,
     });
-    await store.participants.create({
-      id: 'p_1',
-      phoneNumber: '+15551230001',
-      name: '',
-      gender: '',
-      ethnicity: '',
-      background: '',
-      timezone: 'UTC',
-      channel: '',
-      status: 'active',
-      enrolledAt: START,
-      createdAt: START,
-      updatedAt: START,
-    });
+    await store.participants.create(participantFixture('p_1', '+15551230001', START));
     await store.flowStates.save(newFlowState('p_1', START));
     const scheduler = timers.delayedTransitions;
 
