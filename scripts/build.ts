@@ -1,7 +1,8 @@
 /**
  * `npm run build` (run by `npm ci` through `prepare`, and before every `npm start`): compiles `src/` to `dist/` with
- * `tsc -p tsconfig.build.json`. When no source or configuration file changed since the last build, it returns at once
- * without starting the compiler, so `npm start` costs no more than before. Builds are serialised by a lock directory,
+ * `tsc -p tsconfig.build.json`, then bundles the compiled CLI into `dist/bundle/` with rolldown (see `bundle()`),
+ * which is what `npm start` runs. When no source or configuration file changed since the last build, it returns at
+ * once without starting the compiler, so `npm start` costs no more than before. Builds are serialised by a lock directory,
  * so several `npm start`s launched together (several instances on one machine) never load files another build is
  * still writing: each waits for the build before it, then finds the output up to date.
  *
@@ -63,6 +64,8 @@ function acquire(): void {
  * not changed, so its time cannot tell.)
  */
 const STAMP = join(ROOT, 'dist', '.build-stamp');
+const BUNDLE_DIRECTORY = join(ROOT, 'dist', 'bundle');
+const BUNDLE_ENTRY = join(BUNDLE_DIRECTORY, 'main.js');
 const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
 
 function newestModification(path: string): number {
@@ -77,10 +80,43 @@ function upToDate(): boolean {
   let built: number;
   try {
     built = statSync(STAMP).mtimeMs;
+    statSync(BUNDLE_ENTRY);
   } catch {
     return false;
   }
   return INPUTS.every((input) => newestModification(join(ROOT, input)) < built);
+}
+
+/**
+ * Packages left out of the bundle and loaded from `node_modules` when needed: native addons (better-sqlite3, and
+ * pg's optional pg-native), the SDKs of channels that are off by default (Baileys; Twilio's signature helper pulls in
+ * its whole module tree otherwise) and pg, which are imported lazily so a server that does not use them never loads
+ * them, and qrcode-terminal (CommonJS with legacy octal literals, which a bundler cannot parse; CLI only).
+ */
+const EXTERNAL_PACKAGES = ['better-sqlite3', 'pg', 'pg-native', '@whiskeysockets/baileys', 'twilio', 'qrcode-terminal'];
+
+function isExternal(id: string): boolean {
+  return EXTERNAL_PACKAGES.some((name) => id === name || id.startsWith(`${name}/`));
+}
+
+/**
+ * Bundles the compiled CLI and the packages it uses into `dist/bundle/main.js` (with one chunk per lazily imported
+ * module: the PostgreSQL store, the WhatsApp Web socket, …). One module instead of about 900 halves the server's
+ * start-up and leaves out the library code it never calls: measured in docs/benchmarks.md. The output is not
+ * minified, so stack traces keep their function names. `dist/bundle/` sits two levels below the repository, like
+ * `src/<layer>/`, so paths the code resolves from its own location (the prompts, the dashboard's assets) still hold.
+ */
+async function bundle(): Promise<void> {
+  // Imported here, so an up-to-date `npm start` does not load the bundler.
+  const { build } = await import('rolldown');
+  rmSync(BUNDLE_DIRECTORY, { recursive: true, force: true });
+  await build({
+    input: join(ROOT, 'dist', 'cli', 'main.js'),
+    platform: 'node',
+    external: isExternal,
+    logLevel: 'warn',
+    output: { dir: BUNDLE_DIRECTORY, format: 'esm', entryFileNames: 'main.js', chunkFileNames: '[name].js' },
+  });
 }
 
 /** tsc's exit status 1 means "errors, outputs generated"; 2 means nothing was emitted. */
@@ -97,8 +133,10 @@ try {
     if (tsc.status === TSC_ERRORS_OUTPUT_GENERATED) {
       process.stderr.write('build: type errors (see above); dist/ was written anyway — run `npm run typecheck`\n');
     }
-    if (tsc.status === 0 || tsc.status === TSC_ERRORS_OUTPUT_GENERATED) writeFileSync(STAMP, new Date().toISOString());
-    else process.exitCode = 1;
+    if (tsc.status === 0 || tsc.status === TSC_ERRORS_OUTPUT_GENERATED) {
+      await bundle();
+      writeFileSync(STAMP, new Date().toISOString());
+    } else process.exitCode = 1;
   }
 } finally {
   rmSync(LOCK, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 /**
  * The real `promptpipe serve` process for the end-to-end benchmarks, started exactly as `npm start` starts it (the
- * compiled build, `node dist/cli/main.js serve`, built first) with the environment given, and its memory read from
+ * bundled build, `node dist/bundle/main.js serve`, built first) with the environment given, and its memory read from
  * `/proc/<pid>/status`.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -12,7 +12,7 @@ const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
 
 /**
- * The command `npm start` runs, read from package.json (`node <flags> dist/cli/main.js serve`), so the benchmarks
+ * The command `npm start` runs, read from package.json (`node <flags> dist/bundle/main.js serve`), so the benchmarks
  * measure the server with the same Node flags.
  */
 function startCommandArguments(): string[] {

@@ -37,8 +37,9 @@ import type { WebChatLinks } from './web-chat-links.ts';
 
 const PAGE_SIZE = 50;
 /**
- * The stylesheet and scripts, from the source tree whether this module runs from `src/` or from the compiled
- * `dist/` (`npm start`): both sit two levels below the package root, like the prompts directory.
+ * The stylesheet and scripts, from the source tree whether this module runs from `src/`, from the compiled `dist/` or
+ * from the bundle in `dist/bundle/` (`npm start`): all sit two levels below the package root, like the prompts
+ * directory.
  */
 const ASSETS = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'web', 'assets', '/'));
 

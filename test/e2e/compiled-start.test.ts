@@ -1,9 +1,11 @@
 /**
- * `npm start` runs the compiled build (`npm run build` = `tsc -p tsconfig.build.json` into `dist/` under a lock, then
- * `node dist/cli/main.js serve`). This builds it exactly so and starts it: the compiled server must find what it reads
- * next to the sources (the prompts, the message catalogues, the dashboard's assets), and — the reason for the build
- * and for loading channel SDKs lazily — must not load Baileys or the Twilio REST client when those channels are off,
- * nor `pg` on SQLite.
+ * `npm start` runs the bundled build (`npm run build` = `tsc -p tsconfig.build.json` into `dist/` under a lock, then
+ * rolldown into `dist/bundle/`; then `node <flags> dist/bundle/main.js serve`, as package.json says). This builds it
+ * exactly so and starts it with npm start's own command line: the bundled server must find what it reads next to the
+ * sources (the prompts, the message catalogues, the dashboard's assets), must run a conversation (the model, the
+ * store, the job runner and the webhook channel, all inside the bundle) and — the reason for the build and for loading
+ * channel SDKs lazily — must not load Baileys or the Twilio REST client when those channels are off, nor `pg` on
+ * SQLite (all three stay outside the bundle, so they would show as loaded from node_modules).
  * Which modules the process loaded is recorded by a `module.registerHooks` hook passed with `--import`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -12,6 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
+import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 import { answersAsItself, freePort, REPO_ROOT, waitFor } from '../support/server-process.ts';
 
 const API_TOKEN = 'compiled-start-token';
@@ -28,6 +32,18 @@ registerHooks({
 });
 `;
 
+const GREETING = 'Hello from the bundled coach!';
+
+/** npm start's command line, from package.json: `node <flags…> <entry> serve`, without `node`. */
+async function startArguments(): Promise<string[]> {
+  const manifest = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const [node, ...rest] = manifest.scripts.start.split(/\s+/);
+  expect(node).toBe('node');
+  return rest;
+}
+
 /** `npm run build`, as `npm start` runs it first; resolves with its exit code. */
 function build(): Promise<number | null> {
   const child = spawn(process.execPath, ['scripts/build.ts'], { cwd: REPO_ROOT, stdio: 'ignore' });
@@ -40,9 +56,15 @@ describe('npm start: the compiled server', () => {
   let output = '';
   let baseUrl = '';
   let loadedModulesFile = '';
+  let model: ScriptedOpenAiServer | undefined;
+  let gateway: HttpReceiver | undefined;
 
   beforeAll(async () => {
     directory = await mkdtemp(join(tmpdir(), 'promptpipe-compiled-'));
+    const scripted = await startScriptedOpenAiServer({ respond: () => ({ content: GREETING }) });
+    model = scripted;
+    const receiver = await startHttpReceiver();
+    gateway = receiver;
     // Two builds at once, as when several instances are started together: the lock makes the second wait for the
     // first, then find everything up to date.
     const builds = await Promise.all([build(), build()]);
@@ -52,16 +74,16 @@ describe('npm start: the compiled server', () => {
     loadedModulesFile = join(directory, 'loaded-modules.txt');
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, 'dist/cli/main.js', 'serve'], {
+    child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, ...(await startArguments())], {
       cwd: REPO_ROOT,
       env: {
         PATH: process.env.PATH ?? '',
         API_ADDR: `127.0.0.1:${port}`,
         PROMPTPIPE_STATE_DIR: join(directory, 'state'),
         PROMPTPIPE_CHANNEL: 'webhook',
-        PROMPTPIPE_WEBHOOK_URL: 'http://127.0.0.1:9/never-called',
+        PROMPTPIPE_WEBHOOK_URL: receiver.url,
         PROMPTPIPE_API_TOKEN: API_TOKEN,
-        OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+        OPENAI_BASE_URL: scripted.baseUrl,
         OPENAI_API_KEY: 'unused',
         LOADED_MODULES_FILE: loadedModulesFile,
       },
@@ -90,16 +112,41 @@ describe('npm start: the compiled server', () => {
       child.kill('SIGTERM');
       await exited;
     }
+    await model?.close();
+    await gateway?.close();
     await rm(directory, { recursive: true, force: true });
   });
 
-  it('runs from dist/, not from the TypeScript sources', async () => {
+  it('runs the bundle in dist/bundle/, not the per-file build nor the TypeScript sources', async () => {
     const loaded = (await readFile(loadedModulesFile, 'utf8')).split('\n');
     const ownModules = loaded.filter(
       (url) => url.startsWith(pathToFileURL(REPO_ROOT).href) && !url.includes('/node_modules/'),
     );
-    expect(ownModules.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
-    expect(ownModules.filter((url) => url.endsWith('.ts'))).toEqual([]);
+    expect(ownModules.some((url) => url.endsWith('/dist/bundle/main.js'))).toBe(true);
+    expect(ownModules.filter((url) => !url.includes('/dist/bundle/'))).toEqual([]);
+    // The native SQLite driver stays outside the bundle and is loaded from node_modules.
+    expect(loaded.some((url) => url.includes('/node_modules/better-sqlite3/'))).toBe(true);
+  });
+
+  it("enrolls a participant and delivers the model's greeting through the webhook gateway", async () => {
+    const enrolled = await fetch(`${baseUrl}/conversation/participants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ phone_number: '+1 (555) 123-0042', name: 'Grace', timezone: 'Europe/Paris' }),
+    });
+    expect(enrolled.status).toBe(201);
+    const participant = ((await enrolled.json()) as { result: { id: string; phone_number: string } }).result;
+    expect(participant.phone_number).toBe('+15551230042');
+    const delivered = await waitFor(
+      'the greeting at the gateway',
+      async () =>
+        gateway?.requests
+          .map((request) => JSON.parse(request.body) as { to?: string; text?: string; participant_id?: string })
+          .find((message) => message.text === GREETING),
+      20_000,
+    );
+    expect(delivered).toMatchObject({ to: '+15551230042', participant_id: participant.id });
+    expect(model?.requests.length).toBeGreaterThan(0);
   });
 
   it('does not load the SDKs of channels that are not enabled, nor the PostgreSQL driver on SQLite', async () => {
