@@ -326,6 +326,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         participantId: participant.id,
         text: inbound.text,
         sourceMessageId: inbound.id,
+        recorded: prior.recorded,
         receivedAt: inbound.receivedAt,
         ...(inbound.pollAnswer ? { pollAnswer: inbound.pollAnswer } : {}),
         ...(options.outage ? { holdOnLlmError: true } : {}),

@@ -154,8 +154,11 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     userText: string,
   ): Promise<{ history: ConversationMessage[]; module: ConversationState } | undefined> {
     if (!message.sourceMessageId) return undefined;
-    const linked = await store.transcript.forSourceMessage(message.participantId, message.sourceMessageId);
-    const recorded = linked.some((entry) => entry.role === 'user');
+    const recorded =
+      message.recorded ??
+      (await store.transcript.forSourceMessage(message.participantId, message.sourceMessageId)).some(
+        (entry) => entry.role === 'user',
+      );
     if (!recorded) return undefined;
     log.warn(
       { participantId: message.participantId, sourceMessageId: message.sourceMessageId },

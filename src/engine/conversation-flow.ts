@@ -21,6 +21,11 @@ export interface IncomingMessage {
   pollAnswer?: PollAnswer;
   /** The durable inbound message id: every side effect of the turn is linked to it. */
   sourceMessageId?: string;
+  /**
+   * Whether the transcript already holds this message (an interrupted earlier attempt recorded it), when the caller
+   * has just looked it up under the participant's lock; left out, the flow looks it up itself.
+   */
+  recorded?: boolean;
   receivedAt: Date;
   /**
    * When the model call fails, throw {@link LlmOutageError} (the message stays pending and is retried) instead of

@@ -36,7 +36,14 @@ describe('POST /channels/webhook/messages', () => {
     expect(response.statusCode).toBe(202);
     expect(response.json()).toEqual({ status: 'ok' });
     expect(harness.flow.messages).toEqual([
-      { participantId: ada.id, text: 'Hello coach', sourceMessageId: 'in_2', receivedAt: harness.clock.now() },
+      {
+        participantId: ada.id,
+        text: 'Hello coach',
+        sourceMessageId: 'in_2',
+        // Looked up by the inbound service before the turn: the flow need not look again.
+        recorded: false,
+        receivedAt: harness.clock.now(),
+      },
     ]);
     expect(await harness.store.inbound.get('in_2')).toMatchObject({
       channel: 'webhook',

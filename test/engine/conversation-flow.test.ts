@@ -277,4 +277,31 @@ describe('a turn run again after its instance died (same inbound id)', () => {
     expect(userMessages.filter((entry) => entry.content === lastUser(harness?.llm.requests[0]))).toHaveLength(1);
     expect(lastUser(harness.llm.requests[1])).toBe(lastUser(harness.llm.requests[0]));
   });
+  it('trusts the caller that says whether the message is recorded, and does not look it up again', async () => {
+    harness = await createEngineHarness({ script: [{ content: 'First.' }, { content: 'Second.' }] });
+    const { store } = harness;
+    const lookups: string[] = [];
+    const lookUp = store.transcript.forSourceMessage.bind(store.transcript);
+    store.transcript.forSourceMessage = (participantId, sourceMessageId) => {
+      lookups.push(sourceMessageId);
+      return lookUp(participantId, sourceMessageId);
+    };
+    const message = {
+      participantId: harness.participant.id,
+      text: 'I walked today',
+      receivedAt: harness.clock.now(),
+      sourceMessageId: 'in_told',
+    };
+    await harness.flow.handleMessage({ ...message, recorded: false });
+    // Told it is recorded (the inbound service found it so): resumed, not recorded a second time.
+    await harness.flow.handleMessage({ ...message, recorded: true });
+    expect(lookups).toEqual([]);
+    const transcript = await harness.store.transcript.list(harness.participant.id);
+    expect(transcript.filter((entry) => entry.role === 'user').map((entry) => entry.content)).toEqual([
+      'I walked today',
+    ]);
+    // Without the hint the flow looks the message up itself.
+    await harness.flow.handleMessage(message);
+    expect(lookups).toEqual(['in_told']);
+  });
 });

@@ -240,17 +240,22 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
     },
 
     async nextDueAt() {
-      const pending = await db
-        .selectFrom('jobs')
-        .select((expression) => expression.fn.min('run_at').as('at'))
-        .where('status', '=', literal(JobStatus.PENDING))
+      // One statement: the runner asks after every batch.
+      const row = await db
+        .selectNoFrom((expression) => [
+          expression
+            .selectFrom('jobs')
+            .select((inner) => inner.fn.min('run_at').as('at'))
+            .where('status', '=', literal(JobStatus.PENDING))
+            .as('pending_at'),
+          expression
+            .selectFrom('jobs')
+            .select((inner) => inner.fn.min('lease_until').as('at'))
+            .where('status', '=', literal(JobStatus.RUNNING))
+            .as('lease_at'),
+        ])
         .executeTakeFirst();
-      const leased = await db
-        .selectFrom('jobs')
-        .select((expression) => expression.fn.min('lease_until').as('at'))
-        .where('status', '=', literal(JobStatus.RUNNING))
-        .executeTakeFirst();
-      const instants = [pending?.at, leased?.at]
+      const instants = [row?.pending_at, row?.lease_at]
         .filter((value): value is Date | string => value !== null && value !== undefined)
         .map((value) => fromTimestamp(value));
       if (instants.length === 0) return undefined;
