@@ -11,7 +11,8 @@
  *   runner's jobs are ever taken over (`PROMPTPIPE_JOB_LEASE` bounds how long that takes).
  * - Waking: on the system clock the loop sleeps until `jobs.nextDueAt()` (capped, so a jump of the wall clock is
  *   noticed) and `notify()` cuts the sleep short. On a manual clock time only moves through `advanceTo`, so the
- *   loop only wakes on `notify()` (e.g. a delivery enqueued "now" in a `PROMPTPIPE_CLOCK=manual` server).
+ *   loop only wakes on `notify()` (e.g. a delivery enqueued "now" in a `PROMPTPIPE_CLOCK=manual` server). A finished
+ *   run wakes it when a slot was awaited or something is due now (`afterRun`), not after every job.
  */
 import { randomUUID } from 'node:crypto';
 import { AppError, errorMessage } from '../domain/errors.ts';
@@ -107,6 +108,27 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   function wake(): void {
     wakeRequested = true;
     wakeSleeper?.();
+  }
+
+  /** True while every slot is taken: the loop then sleeps until a run finishes. */
+  let saturated = false;
+
+  /**
+   * After a run of the loop's finished: claim again at once if the loop was waiting for a free slot, or if something
+   * is due now (typically a participant's next delivery, which waited for this one to finish). Otherwise the loop's
+   * own wake-up time stands: a one-statement look instead of a whole claim after every job.
+   */
+  function afterRun(): void {
+    if (saturated) {
+      wake();
+      return;
+    }
+    store.jobs.nextDueAt().then(
+      (next) => {
+        if (next !== undefined && next.getTime() <= clock.now().getTime()) wake();
+      },
+      () => wake(),
+    );
   }
 
   /** Resolves after `milliseconds` (undefined: only on wake) or as soon as wake() is called. */
@@ -252,12 +274,13 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       try {
         const free = batchSize - inFlight.size;
         const started = await claimAndStart(free);
-        // Each finished job frees a slot: look at the queue again.
-        for (const completion of started) void completion.finally(wake);
+        for (const completion of started) void completion.finally(afterRun);
         // A full batch means more may be due right now.
         if (free > 0 && started.length === free) continue;
+        // Every slot taken: sleep until a run finishes (afterRun wakes the loop).
+        saturated = batchSize - inFlight.size <= 0;
         if (!running || wakeRequested) continue;
-        const duration = free > 0 ? await sleepDuration() : undefined;
+        const duration = saturated ? undefined : await sleepDuration();
         if (!running || wakeRequested) continue;
         await sleep(duration);
       } catch (error) {

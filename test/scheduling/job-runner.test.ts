@@ -347,6 +347,88 @@ describe('wake loop on the manual clock', () => {
   });
 });
 
+describe('the wake loop after a run (manual clock: the loop only wakes when told)', () => {
+  /** A handler that holds each job until released, recording starts and ends. */
+  function heldHandler(events: string[]) {
+    const releases = new Map<string, () => void>();
+    const handler = async (job: Job) => {
+      events.push(`start ${job.id}`);
+      await new Promise<void>((release) => releases.set(job.id, release));
+      events.push(`end ${job.id}`);
+    };
+    const release = async (id: string) => {
+      await vi.waitFor(() => expect(releases.has(id)).toBe(true), { timeout: 5000 });
+      releases.get(id)?.();
+    };
+    return { handler, release };
+  }
+
+  it("claims a participant's next ordered job as soon as the one before it finishes", async () => {
+    const runner = runnerWith();
+    const events: string[] = [];
+    const held = heldHandler(events);
+    runner.register('deliver', held.handler, { lock: false, ordered: true });
+    runner.start();
+    await store.jobs.enqueue(newJob({ kind: 'deliver' }), T0);
+    await store.jobs.enqueue(newJob({ kind: 'deliver' }), T0);
+    runner.notify();
+    await held.release('job_1');
+    // Nobody notifies the loop again: the run that finished must.
+    await held.release('job_2');
+    await vi.waitFor(() => expect(events).toContain('end job_2'), { timeout: 5000 });
+    await runner.stop();
+    expect(events).toEqual(['start job_1', 'end job_1', 'start job_2', 'end job_2']);
+  });
+
+  it('claims again when a slot frees while every slot was taken', async () => {
+    const runner = runnerWith({ batchSize: 1 });
+    const events: string[] = [];
+    const held = heldHandler(events);
+    runner.register('test', held.handler, { lock: false });
+    runner.start();
+    await store.jobs.enqueue(newJob({ participantId: 'p_1' }), T0);
+    await store.jobs.enqueue(newJob({ participantId: 'p_2' }), T0);
+    runner.notify();
+    await held.release('job_1');
+    await held.release('job_2');
+    await vi.waitFor(() => expect(events).toContain('end job_2'), { timeout: 5000 });
+    await runner.stop();
+    expect(events).toEqual(['start job_1', 'end job_1', 'start job_2', 'end job_2']);
+  });
+
+  it('does not claim again after a run when nothing else is due', async () => {
+    let claims = 0;
+    let looks = 0;
+    const claimDue = store.jobs.claimDue.bind(store.jobs);
+    const nextDueAt = store.jobs.nextDueAt.bind(store.jobs);
+    store.jobs.claimDue = (options) => {
+      claims += 1;
+      return claimDue(options);
+    };
+    store.jobs.nextDueAt = () => {
+      looks += 1;
+      return nextDueAt();
+    };
+    const runner = runnerWith();
+    const ran: string[] = [];
+    runner.register('test', async (job) => {
+      ran.push(job.id);
+    });
+    runner.start();
+    await store.jobs.enqueue(newJob({ runAt: T0 }), T0);
+    await store.jobs.enqueue(newJob({ runAt: at(minutes(60)) }), T0);
+    runner.notify();
+    await vi.waitFor(() => expect(ran).toEqual(['job_1']), { timeout: 5000 });
+    // The claim at start (nothing yet) and the one on notify (job_1).
+    expect(claims).toBe(2);
+    // The finished run looked at the next due time (an hour away) and left the loop asleep.
+    await vi.waitFor(() => expect(looks).toBe(1), { timeout: 5000 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(claims).toBe(2);
+    await runner.stop();
+  });
+});
+
 describe('lease heartbeat', () => {
   it('renews the lease of a job still running, so no other runner takes it over while its owner is alive', async () => {
     // A 3 s lease: the started runner renews it every second.
