@@ -75,6 +75,19 @@ describe('the webhook channel (outbound)', () => {
     expect(await channel.send(TEXT)).toEqual({ providerMessageId: 'wamid.77' });
   });
 
+  it.each([
+    ['an empty body', '', {}],
+    ['plain text', 'ok', {}],
+    ['JSON without an id', '{"status":"queued"}', {}],
+    ['a JSON array', '["wamid.1"]', {}],
+    ['malformed JSON', '{"provider_message_id":', {}],
+    ['an id after white space', '\n  {"provider_message_id":"wamid.78"}', { providerMessageId: 'wamid.78' }],
+  ])('accepts any other 2xx answer (%s), with the id only when there is one', async (_what, body, expected) => {
+    receiver.respond = () => ({ status: 200, body });
+    const channel = createWebhookChannel({ url: receiver.url, secret: undefined, timeoutMs: 2000, log: silentLog });
+    expect(await channel.send(TEXT)).toEqual(expected);
+  });
+
   it.each([400, 404, 500, 503])('rejects (so the outbox retries) when the gateway answers %i', async (status) => {
     receiver.respond = () => ({ status, body: 'gateway trouble' });
     const channel = createWebhookChannel({ url: receiver.url, secret: undefined, timeoutMs: 2000, log: silentLog });

@@ -91,6 +91,8 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
 
 /** A gateway may answer `{"provider_message_id": "…"}`; anything else is fine too. */
 function providerIdFrom(responseText: string): DeliveryResult {
+  // Most gateways answer an empty body or plain text: not worth a JSON.parse that throws (a stack trace each time).
+  if (!responseText.trimStart().startsWith('{')) return {};
   try {
     const value: unknown = JSON.parse(responseText);
     const id = (value as { provider_message_id?: unknown } | null)?.provider_message_id;
