@@ -2,9 +2,9 @@
  * `npm run build` (run by `npm ci` through `prepare`, and before every `npm start`): compiles `src/` to `dist/` with
  * `tsc -p tsconfig.build.json`, then bundles the compiled CLI into `dist/bundle/` with rolldown (see `bundle()`),
  * which is what `npm start` runs. When no source or configuration file changed since the last build, it returns at
- * once without starting the compiler, so `npm start` costs no more than before. Builds are serialised by a lock directory,
- * so several `npm start`s launched together (several instances on one machine) never load files another build is
- * still writing: each waits for the build before it, then finds the output up to date.
+ * once without starting the compiler, so `npm start` costs no more than before. Builds are serialised by a lock
+ * directory, so several `npm start`s launched together (several instances on one machine) never load files another
+ * build is still writing: each waits for the build before it, then finds the output up to date.
  *
  * Type errors do not stop the build (tsc still emits, as running the sources with type stripping would); `npm run
  * typecheck` is where they fail.

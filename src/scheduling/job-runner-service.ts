@@ -119,6 +119,8 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
    * own wake-up time stands: a one-statement look instead of a whole claim after every job.
    */
   function afterRun(): void {
+    // A stopped runner claims nothing more (and its store may be closing).
+    if (!running) return;
     if (saturated) {
       wake();
       return;

@@ -21,24 +21,12 @@ import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { participantFixture } from '../support/participant-fixture.ts';
 
 const START = new Date('2026-03-02T14:00:00.000Z');
 
 function participant(id: string, phoneNumber: string, channel: string): Participant {
-  return {
-    id,
-    phoneNumber,
-    name: '',
-    gender: '',
-    ethnicity: '',
-    background: '',
-    timezone: '',
-    channel,
-    status: 'active',
-    enrolledAt: START,
-    createdAt: START,
-    updatedAt: START,
-  };
+  return participantFixture(id, phoneNumber, START, { timezone: '', channel });
 }
 
 let store: Store;

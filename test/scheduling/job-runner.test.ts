@@ -363,6 +363,18 @@ describe('the wake loop after a run (manual clock: the loop only wakes when told
     return { handler, release };
   }
 
+  /**
+   * Lets job_1 finish, then job_2, which only a run that finished can start (nobody notifies the loop again), and
+   * checks they ran one after the other.
+   */
+  async function runBothInTurn(runner: JobRunner, held: ReturnType<typeof heldHandler>, events: string[]) {
+    await held.release('job_1');
+    await held.release('job_2');
+    await vi.waitFor(() => expect(events).toContain('end job_2'), { timeout: 5000 });
+    await runner.stop();
+    expect(events).toEqual(['start job_1', 'end job_1', 'start job_2', 'end job_2']);
+  }
+
   it("claims a participant's next ordered job as soon as the one before it finishes", async () => {
     const runner = runnerWith();
     const events: string[] = [];
@@ -372,12 +384,7 @@ describe('the wake loop after a run (manual clock: the loop only wakes when told
     await store.jobs.enqueue(newJob({ kind: 'deliver' }), T0);
     await store.jobs.enqueue(newJob({ kind: 'deliver' }), T0);
     runner.notify();
-    await held.release('job_1');
-    // Nobody notifies the loop again: the run that finished must.
-    await held.release('job_2');
-    await vi.waitFor(() => expect(events).toContain('end job_2'), { timeout: 5000 });
-    await runner.stop();
-    expect(events).toEqual(['start job_1', 'end job_1', 'start job_2', 'end job_2']);
+    await runBothInTurn(runner, held, events);
   });
 
   it('claims again when a slot frees while every slot was taken', async () => {
@@ -389,11 +396,7 @@ describe('the wake loop after a run (manual clock: the loop only wakes when told
     await store.jobs.enqueue(newJob({ participantId: 'p_1' }), T0);
     await store.jobs.enqueue(newJob({ participantId: 'p_2' }), T0);
     runner.notify();
-    await held.release('job_1');
-    await held.release('job_2');
-    await vi.waitFor(() => expect(events).toContain('end job_2'), { timeout: 5000 });
-    await runner.stop();
-    expect(events).toEqual(['start job_1', 'end job_1', 'start job_2', 'end job_2']);
+    await runBothInTurn(runner, held, events);
   });
 
   it('does not claim again after a run when nothing else is due', async () => {

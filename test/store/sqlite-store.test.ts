@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore, WAL_AUTOCHECKPOINT_PAGES } from '../../src/store/sqlite/sqlite-store.ts';
+import { participantFixture } from '../support/participant-fixture.ts';
 import { describeStoreContract } from './store-contract.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'promptpipe-sqlite-store-'));
@@ -32,20 +33,7 @@ describe('sqlite store', () => {
     const filename = nextFilename();
     const now = new Date('2025-03-01T08:00:00.000Z');
     const store = await createSqliteStore({ filename });
-    await store.participants.create({
-      id: 'participant_1',
-      phoneNumber: '+15550000001',
-      name: 'Ada',
-      gender: '',
-      ethnicity: '',
-      background: '',
-      timezone: 'UTC',
-      channel: '',
-      status: 'active',
-      enrolledAt: now,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await store.participants.create(participantFixture('participant_1', '+15550000001', now, { name: 'Ada' }));
     await store.flowStates.save({
       participantId: 'participant_1',
       flowType: 'conversation',
