@@ -677,6 +677,20 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect((await store.jobs.listPending({ kind: 'delivery' })).map((job) => job.id)).toEqual(['job_c']);
       });
 
+      it('lists jobs due at the same instant in enqueue order, whether pending or running', async () => {
+        await store.jobs.enqueue(makeJob('job_1', { kind: 'a', runAt: at(-1) }), at(0));
+        await store.jobs.enqueue(makeJob('job_2', { kind: 'b', runAt: at(-1) }), at(0));
+        await store.jobs.enqueue(makeJob('job_3', { kind: 'a', runAt: at(-1) }), at(0));
+        await store.jobs.claimDue({ now: at(0), owner: 'worker', leaseMs: 1000, limit: 5, kinds: ['b'] });
+
+        const listed = await store.jobs.listPending();
+        expect(listed.map((job) => [job.id, job.status])).toEqual([
+          ['job_1', 'pending'],
+          ['job_2', 'running'],
+          ['job_3', 'pending'],
+        ]);
+      });
+
       it('never hands the same job to concurrent claimers', async () => {
         const total = 24;
         for (let index = 0; index < total; index += 1) {

@@ -263,14 +263,18 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
     },
 
     async listPending(filter = {}) {
-      let query = db
-        .selectFrom('jobs')
-        .selectAll()
-        .where('status', 'in', [literal(JobStatus.PENDING), literal(JobStatus.RUNNING)]);
-      if (filter.participantId !== undefined) query = query.where('participant_id', '=', filter.participantId);
-      if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
-      const rows = await query.orderBy('run_at').orderBy('enqueue_order').execute();
-      return rows.map(toJob);
+      // One query per status: each can walk its status's partial index (migration 014), where `status in (…)` would
+      // read the whole table, finished jobs included.
+      const withStatus = (status: JobStatus) => {
+        let query = db.selectFrom('jobs').selectAll().where('status', '=', literal(status));
+        if (filter.participantId !== undefined) query = query.where('participant_id', '=', filter.participantId);
+        if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+        return query.execute();
+      };
+      const rows = [...(await withStatus(JobStatus.PENDING)), ...(await withStatus(JobStatus.RUNNING))];
+      const jobs = rows.map((row) => ({ job: toJob(row), order: Number(row.enqueue_order) }));
+      jobs.sort((a, b) => a.job.runAt.getTime() - b.job.runAt.getTime() || a.order - b.order);
+      return jobs.map(({ job }) => job);
     },
 
     async getPendingByKey(dedupKey) {

@@ -11,6 +11,7 @@ import * as jobIndexes from './010-job-indexes.ts';
 import * as jobClaimOrderIndex from './011-job-claim-order-index.ts';
 import * as turnLookupIndexes from './012-turn-lookup-indexes.ts';
 import * as jobOrderCheckIndex from './013-job-order-check-index.ts';
+import * as activeJobIndexes from './014-active-job-indexes.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -30,6 +31,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '011-job-claim-order-index': { up: (db) => jobClaimOrderIndex.up(db) },
     '012-turn-lookup-indexes': { up: (db) => turnLookupIndexes.up(db) },
     '013-job-order-check-index': { up: (db) => jobOrderCheckIndex.up(db) },
+    '014-active-job-indexes': { up: (db) => activeJobIndexes.up(db) },
   };
 }
 
