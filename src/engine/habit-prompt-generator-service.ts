@@ -7,7 +7,7 @@ import { errorMessage } from '../domain/errors.ts';
 import { ENGLISH } from '../domain/language.ts';
 import type { UserProfile } from '../domain/profile.ts';
 import { buildToneGuide } from '../domain/tone.ts';
-import type { LlmClient } from '../llm/llm.ts';
+import type { ChatResponse, LlmClient } from '../llm/llm.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import { buildChatMessages } from './context-builder.ts';
@@ -92,16 +92,21 @@ export function createHabitPromptGenerator(dependencies: {
         }),
         { purpose: 'prompt-generator' },
       );
-      let prompt: string;
+      let response: ChatResponse;
       try {
-        const response = await llm.chat({ messages, purpose: 'prompt-generator' });
-        prompt = response.content.trim();
+        // The call's provenance row is written below, in the transaction that keeps the prompt: one commit less.
+        response = await llm.chat({ messages, purpose: 'prompt-generator', participantId, deferProvenance: true });
       } catch (error) {
         log.warn({ participantId, error: errorMessage(error) }, 'habit prompt generation failed');
         return { ok: false, missing: [], error: `The prompt generator is unavailable: ${errorMessage(error)}` };
       }
-      if (!prompt) return { ok: false, missing: [], error: 'The prompt generator returned an empty prompt.' };
+      const prompt = response.content.trim();
+      if (!prompt) {
+        await response.recordProvenance?.(store);
+        return { ok: false, missing: [], error: 'The prompt generator returned an empty prompt.' };
+      }
       await store.transaction(async (tx) => {
+        await response.recordProvenance?.(tx);
         await writeData(tx, participantId, { [DataKey.lastHabitPrompt]: prompt }, now);
         await tx.events.record({
           participantId,

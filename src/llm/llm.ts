@@ -38,7 +38,7 @@ export interface ChatRequest {
   /**
    * The caller writes the call's provenance row itself, in the transaction it opens next, through
    * {@link ChatResponse.recordProvenance}: one commit less per call. Only for a caller that always does (the tool
-   * loop); a failed call's row is written at once either way.
+   * loop, the habit prompt generator); a failed call's row is written at once either way.
    */
   deferProvenance?: boolean;
 }
