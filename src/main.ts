@@ -347,7 +347,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         })
       : undefined;
   const notifyRunner = (): void => runner.notify();
-  const messenger = createOutboxMessenger({ store, clock, newId, onEnqueued: notifyRunner });
+  // One process per SQLite database, so its runner is the only claimer: a delivery that can go now is handed to it
+  // directly (see createOutboxMessenger). Several instances on PostgreSQL claim every delivery.
+  const messenger = createOutboxMessenger({
+    store,
+    clock,
+    newId,
+    onEnqueued: notifyRunner,
+    ...(store.dialect === 'sqlite' && !coordinator ? { handOff: runner } : {}),
+  });
 
   const prompts = loadSystemPrompts(config.prompts);
   const languagePrompts = loadLanguageSystemPrompts(config.prompts);

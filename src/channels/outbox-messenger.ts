@@ -10,7 +10,8 @@ import type { NewId } from '../domain/ids.ts';
 import type { Messenger, Outgoing, SentMessage } from '../engine/messenger.ts';
 import { writeData } from '../engine/participant-data.ts';
 import type { Clock } from '../scheduling/clock.ts';
-import type { Store } from '../store/store.ts';
+import type { JobRunner } from '../scheduling/job-runner.ts';
+import { JobStatus, type Store } from '../store/store.ts';
 import type { OutboundMessage } from './channel.ts';
 import { nextPollNumber } from './recorded-polls.ts';
 
@@ -36,8 +37,13 @@ export function createOutboxMessenger(options: {
   newId: NewId;
   /** Called after a delivery job is committed, so the job runner wakes at once. */
   onEnqueued?: () => void;
+  /**
+   * The job runner, where it is the only claimer (SQLite): a delivery that can go now is created already claimed and
+   * handed to it once committed, one claim transaction less per message. Elsewhere it is queued and claimed.
+   */
+  handOff?: Pick<JobRunner, 'handOffClaim' | 'runHandedOff'>;
 }): Messenger {
-  const { store, clock, newId } = options;
+  const { store, clock, newId, handOff } = options;
   return {
     async send(participantId, message, sendOptions, within): Promise<SentMessage> {
       const target = within ?? store;
@@ -65,7 +71,7 @@ export function createOutboxMessenger(options: {
                 ...(participant.language ? { language: participant.language } : {}),
               },
             };
-      await target.transaction(async (tx) => {
+      const job = await target.transaction(async (tx) => {
         if (outbound.poll) {
           // Right after another poll, its options are numbered on (channels without native polls).
           const firstNumber = nextPollNumber(await tx.transcript.list(participantId, { limit: POLL_RUN_LOOKBACK }));
@@ -90,7 +96,8 @@ export function createOutboxMessenger(options: {
           await writeData(tx, participantId, { [DataKey.lastPoll]: JSON.stringify(lastPoll) }, now);
         }
         const payload: DeliverMessagePayload = { message: outbound };
-        await tx.jobs.enqueue(
+        const claimFor = handOff?.handOffClaim();
+        return tx.jobs.enqueue(
           {
             id: newId('job'),
             kind: DELIVER_MESSAGE_JOB,
@@ -100,11 +107,17 @@ export function createOutboxMessenger(options: {
             maxAttempts: DELIVERY_MAX_ATTEMPTS,
           },
           now,
+          claimFor ? { claimFor } : {},
         );
       });
-      // The runner is woken once the job is committed (it could not see it before: PostgreSQL, other instances).
-      const { onEnqueued } = options;
-      if (onEnqueued) target.afterCommit(onEnqueued);
+      // Only once the job is committed: the runner could not see it before (PostgreSQL, other instances), and a
+      // rolled-back message must not be delivered.
+      if (handOff && job.status === JobStatus.RUNNING) {
+        target.afterCommit(() => handOff.runHandedOff(job));
+      } else {
+        const { onEnqueued } = options;
+        if (onEnqueued) target.afterCommit(onEnqueued);
+      }
       return { id, participantId, message, options: sendOptions };
     },
   };

@@ -4,6 +4,9 @@
  * - Claiming: `jobs.claimDue` marks due jobs running under a lease owned by this runner and increments their
  *   attempts; jobs whose lease expired (a crashed process) are claimed again by the same call, so recovery after a
  *   restart needs nothing more than running the runner.
+ * - Hand-off: where this runner is the only claimer (SQLite), a delivery that can go now is created already claimed
+ *   under its lease (`handOffClaim`, `jobs.enqueue(…, { claimFor })`) and started once committed (`runHandedOff`),
+ *   without a claim transaction; what it holds back (the participant's next delivery) is claimed when it finishes.
  * - Running: one handler per kind, under the participant's lock unless registered with `lock: false`.
  * - Outcome as data: success → `complete`; a thrown error → back to pending at now + exponential back-off while
  *   attempts remain, else `failed` with the error kept and a `job-failed` event.
@@ -17,7 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
-import type { Job, Store } from '../store/store.ts';
+import { type Job, JobStatus, type Store } from '../store/store.ts';
 import { type Clock, isManualClock } from './clock.ts';
 import type { JobCompletion, JobHandler, JobRunner } from './job-runner.ts';
 import type { SchedulingLog } from './scheduling-log.ts';
@@ -228,6 +231,18 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     options.onJobRun?.(job, { lateMs, outcome });
   }
 
+  /** Runs a job this runner holds the lease of, tracked for the heartbeat and for stop(). */
+  function start(job: Job): Promise<void> {
+    runningIds.add(job.id);
+    const completion = execute(job);
+    inFlight.add(completion);
+    void completion.finally(() => {
+      inFlight.delete(completion);
+      runningIds.delete(job.id);
+    });
+    return completion;
+  }
+
   /** Claims up to `limit` due jobs and starts them; returns their completions. */
   async function claimAndStart(limit: number): Promise<Promise<void>[]> {
     if (limit <= 0) return [];
@@ -239,16 +254,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       limit,
       ...(orderedKinds.length > 0 ? { orderedKinds } : {}),
     });
-    return jobs.map((job) => {
-      runningIds.add(job.id);
-      const completion = execute(job);
-      inFlight.add(completion);
-      void completion.finally(() => {
-        inFlight.delete(completion);
-        runningIds.delete(job.id);
-      });
-      return completion;
-    });
+    return jobs.map(start);
   }
 
   async function runDue(): Promise<number> {
@@ -321,6 +327,15 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     },
     notify() {
       wake();
+    },
+    handOffClaim() {
+      // A job handed off but not yet committed holds no slot yet: a few may start beyond the batch size.
+      return running && inFlight.size < batchSize ? { owner, leaseMs } : undefined;
+    },
+    runHandedOff(job) {
+      if (!running || job.status !== JobStatus.RUNNING || job.leaseOwner !== owner) return;
+      // Like a claimed run, a finished one wakes the loop when a later job (the participant's next) is due now.
+      void start(job).finally(afterRun);
     },
     runDue,
     async advanceTo(target) {

@@ -9,7 +9,7 @@
  * Handlers run under the participant's lock (when the job has a participant) and MUST re-check their precondition
  * before acting: the state may have changed since the job was enqueued (a reply races a due reminder).
  */
-import type { Job, StoreRepositories } from '../store/store.ts';
+import type { Job, JobClaim, StoreRepositories } from '../store/store.ts';
 
 /**
  * Writes a handler leaves for the end of its run: the runner makes them in the transaction that marks the job
@@ -35,6 +35,17 @@ export interface JobRunner {
   stop(): Promise<void>;
   /** Tells a sleeping runner that a job was enqueued (it recomputes its wake-up time). */
   notify(): void;
+  /**
+   * Hand-off, for a runner that is the only claimer (SQLite): the lease under which a job enqueued now may be created
+   * already claimed by this runner (`jobs.enqueue(…, { claimFor })`), so that it runs without a claim of its own. Undefined
+   * while the runner is stopped or every slot is taken: the job is then queued as usual.
+   */
+  handOffClaim(): JobClaim | undefined;
+  /**
+   * Runs a job created claimed under {@link handOffClaim}, once the transaction that created it has committed. A
+   * stopped runner leaves it: its lease is released at the next start (SQLite) like any interrupted run.
+   */
+  runHandedOff(job: Job): void;
   /** Claims and runs every job due at the clock's current time, until none is left. Returns how many ran. */
   runDue(): Promise<number>;
   /**

@@ -230,9 +230,23 @@ export interface Job {
   updatedAt: Date;
 }
 
+/** A lease to create a job under, already claimed (see {@link JobRepository.enqueue}). */
+export interface JobClaim {
+  owner: string;
+  leaseMs: number;
+}
+
 export interface JobRepository {
-  /** Enqueue-or-replace: a pending job with the same dedup key is cancelled in the same statement group. */
-  enqueue(job: NewJob, now: Date): Promise<Job>;
+  /**
+   * Enqueue-or-replace: a pending job with the same dedup key is cancelled in the same statement group.
+   *
+   * With `claimFor`, the job is created already claimed (running under that lease, its first attempt counted) when a
+   * claim would take it now: it is due, has no dedup key, and no earlier job of its kind and participant is due or
+   * running under a valid lease (the order `claimDue` keeps for `orderedKinds`). Otherwise it is queued as usual; the
+   * returned status says which. Only for a runner that is the only claimer (SQLite: one process): two instances
+   * enqueuing for one participant at once could both find no earlier job.
+   */
+  enqueue(job: NewJob, now: Date, options?: { claimFor?: JobClaim }): Promise<Job>;
   get(id: string): Promise<Job | undefined>;
   /** Cancels the pending job holding this key; returns how many were cancelled (0 or 1). */
   cancelByKey(dedupKey: string, now: Date): Promise<number>;

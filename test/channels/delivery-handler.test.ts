@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createChannelRegistry } from '../../src/channels/channel-registry.ts';
 import { adaptForChannel, createDeliveryHandler, DELIVER_MESSAGE_JOB } from '../../src/channels/delivery-handler.ts';
 import { createDeliveryReceipts } from '../../src/channels/delivery-receipts.ts';
@@ -88,6 +88,49 @@ describe('the deliver_message handler', () => {
     expect(await metrics.registry.getSingleMetricAsString('promptpipe_outbound_messages_total')).toContain(
       'promptpipe_outbound_messages_total{channel="recording",outcome="delivered"} 2',
     );
+  });
+
+  it('hands a message that can go now straight to a started runner, in order, never one rolled back', async () => {
+    const channel = createRecordingChannel();
+    useChannel(channel);
+    let claims = 0;
+    const claimDue = store.jobs.claimDue.bind(store.jobs);
+    store.jobs.claimDue = (options) => {
+      claims += 1;
+      return claimDue(options);
+    };
+    const handingOff = createOutboxMessenger({
+      store,
+      clock,
+      newId: sequentialIds(),
+      handOff: runner,
+      onEnqueued: () => runner.notify(),
+    });
+    runner.start();
+    // The loop's first look at the (empty) queue.
+    await vi.waitFor(() => expect(claims).toBe(1), { timeout: 5000 });
+
+    await expect(
+      store.transaction(async (tx) => {
+        await handingOff.send(PARTICIPANT.id, { type: 'text', text: 'never sent' }, { kind: 'reply' }, tx);
+        throw new Error('rolled back on purpose');
+      }),
+    ).rejects.toThrow('rolled back on purpose');
+    await handingOff.send(PARTICIPANT.id, { type: 'text', text: 'first' }, { kind: 'reply' });
+    // Queued behind the first (still running or just finished), then claimed.
+    await handingOff.send(
+      PARTICIPANT.id,
+      { type: 'poll', question: 'Did you do it?', options: ['Done'] },
+      { kind: 'poll' },
+    );
+
+    await vi.waitFor(() => expect(channel.delivered).toHaveLength(2), { timeout: 5000 });
+    expect(channel.delivered.map((message) => message.text)).toEqual(['first', 'Did you do it?']);
+    // The first went without a claim; at most one more claim took the poll.
+    expect(claims).toBeLessThanOrEqual(2);
+    await runner.stop();
+    expect(await store.jobs.listPending()).toEqual([]);
+    expect((await store.transcript.list(PARTICIPANT.id)).map((entry) => entry.content)).not.toContain('never sent');
   });
 
   it('makes the commits durable before handing a message to the channel (group commit)', async () => {

@@ -347,22 +347,22 @@ describe('wake loop on the manual clock', () => {
   });
 });
 
-describe('the wake loop after a run (manual clock: the loop only wakes when told)', () => {
-  /** A handler that holds each job until released, recording starts and ends. */
-  function heldHandler(events: string[]) {
-    const releases = new Map<string, () => void>();
-    const handler = async (job: Job) => {
-      events.push(`start ${job.id}`);
-      await new Promise<void>((release) => releases.set(job.id, release));
-      events.push(`end ${job.id}`);
-    };
-    const release = async (id: string) => {
-      await vi.waitFor(() => expect(releases.has(id)).toBe(true), { timeout: 5000 });
-      releases.get(id)?.();
-    };
-    return { handler, release };
-  }
+/** A handler that holds each job until released, recording starts and ends. */
+function heldHandler(events: string[]) {
+  const releases = new Map<string, () => void>();
+  const handler = async (job: Job) => {
+    events.push(`start ${job.id}`);
+    await new Promise<void>((release) => releases.set(job.id, release));
+    events.push(`end ${job.id}`);
+  };
+  const release = async (id: string) => {
+    await vi.waitFor(() => expect(releases.has(id)).toBe(true), { timeout: 5000 });
+    releases.get(id)?.();
+  };
+  return { handler, release };
+}
 
+describe('the wake loop after a run (manual clock: the loop only wakes when told)', () => {
   /**
    * Lets job_1 finish, then job_2, which only a run that finished can start (nobody notifies the loop again), and
    * checks they ran one after the other.
@@ -429,6 +429,90 @@ describe('the wake loop after a run (manual clock: the loop only wakes when told
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(claims).toBe(2);
     await runner.stop();
+  });
+});
+
+describe('hand-off (a job created already claimed by the runner)', () => {
+  /** Counts the runner's claims. */
+  function countClaims(): { count: number } {
+    const counter = { count: 0 };
+    const claimDue = store.jobs.claimDue.bind(store.jobs);
+    store.jobs.claimDue = (options) => {
+      counter.count += 1;
+      return claimDue(options);
+    };
+    return counter;
+  }
+
+  it('offers its lease only while started and a slot is free', async () => {
+    const runner = runnerWith({ batchSize: 1, leaseMs: 30_000 });
+    const events: string[] = [];
+    const held = heldHandler(events);
+    runner.register('test', held.handler, { lock: false });
+    expect(runner.handOffClaim()).toBeUndefined();
+
+    runner.start();
+    expect(runner.handOffClaim()).toEqual({ owner: 'test-runner', leaseMs: 30_000 });
+    await store.jobs.enqueue(newJob(), T0);
+    runner.notify();
+    await vi.waitFor(() => expect(events).toEqual(['start job_1']), { timeout: 5000 });
+    expect(runner.handOffClaim()).toBeUndefined();
+    await held.release('job_1');
+    await vi.waitFor(() => expect(runner.handOffClaim()).toBeDefined(), { timeout: 5000 });
+
+    await runner.stop();
+    expect(runner.handOffClaim()).toBeUndefined();
+    // A job handed to a stopped runner is left to the next start (its lease is released then).
+    const job = await store.jobs.enqueue(newJob(), T0, { claimFor: { owner: 'test-runner', leaseMs: 30_000 } });
+    runner.runHandedOff(job);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual(['start job_1', 'end job_1']);
+    expect((await store.jobs.get('job_2'))?.status).toBe('running');
+  });
+
+  it("runs a handed-off job without claiming it, then claims the participant's next one when it finishes", async () => {
+    const claims = countClaims();
+    const runner = runnerWith();
+    const events: string[] = [];
+    const held = heldHandler(events);
+    runner.register('deliver', held.handler, { lock: false, ordered: true });
+    runner.start();
+    // The loop's first look at the queue, before anything is enqueued.
+    await vi.waitFor(() => expect(claims.count).toBe(1), { timeout: 5000 });
+    const claimFor = runner.handOffClaim();
+    if (!claimFor) throw new Error('a started runner with free slots offers a claim');
+    const first = await store.jobs.enqueue(newJob({ kind: 'deliver' }), T0, { claimFor });
+    const second = await store.jobs.enqueue(newJob({ kind: 'deliver' }), T0, { claimFor });
+    expect([first.status, second.status]).toEqual(['running', 'pending']);
+
+    runner.runHandedOff(first);
+    await held.release('job_1');
+    await vi.waitFor(async () => expect((await store.jobs.get('job_1'))?.status).toBe('completed'), { timeout: 5000 });
+    // job_2 waited for job_1; the finished run woke the loop, whose claim took it (nobody notified it).
+    await held.release('job_2');
+    await vi.waitFor(() => expect(events).toContain('end job_2'), { timeout: 5000 });
+    await runner.stop();
+    expect(events).toEqual(['start job_1', 'end job_1', 'start job_2', 'end job_2']);
+    expect(claims.count).toBe(2);
+    expect((await store.jobs.get('job_2'))?.status).toBe('completed');
+  });
+
+  it('ignores a job that is not running under its own lease', async () => {
+    const runner = runnerWith();
+    const ran: string[] = [];
+    runner.register('test', async (job) => {
+      ran.push(job.id);
+    });
+    runner.start();
+    const queued = await store.jobs.enqueue(newJob(), T0);
+    const elsewhere = await store.jobs.enqueue(newJob({ participantId: 'p_2' }), T0, {
+      claimFor: { owner: 'other-runner', leaseMs: 60_000 },
+    });
+    runner.runHandedOff(queued);
+    runner.runHandedOff(elsewhere);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await runner.stop();
+    expect(ran).toEqual([]);
   });
 });
 

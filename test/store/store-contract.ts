@@ -691,6 +691,42 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         ]);
       });
 
+      it('creates a job already claimed when asked, only where a claim would take it now', async () => {
+        const claimFor = { owner: 'runner_a', leaseMs: 60_000 };
+        const enqueued = async (id: string, overrides: Partial<NewJob> = {}) =>
+          store.jobs.enqueue(makeJob(id, { kind: 'delivery', participantId: 'participant_1', ...overrides }), at(0), {
+            claimFor,
+          });
+
+        const first = await enqueued('job_first');
+        expect(first).toMatchObject({ status: 'running', attempts: 1, leaseOwner: 'runner_a' });
+        expect(first.leaseUntil?.toISOString()).toBe(new Date(at(0).getTime() + 60_000).toISOString());
+        expect(await store.jobs.get('job_first')).toEqual(first);
+        // Already its runner's: no claim takes it while the lease holds.
+        expect(await store.jobs.claimDue({ now: at(0), owner: 'runner_b', leaseMs: 1000, limit: 10 })).toEqual([]);
+
+        // Behind a running one of the same kind and participant: queued, to keep their order.
+        expect(await enqueued('job_second')).toMatchObject({ status: 'pending', attempts: 0, leaseOwner: undefined });
+        // Another participant's, or another kind's, is not held back by it.
+        expect((await enqueued('job_other', { participantId: 'participant_2' })).status).toBe('running');
+        expect((await enqueued('job_kind', { kind: 'reminder' })).status).toBe('running');
+        // Not due yet, or holding a dedup key: queued as usual.
+        expect((await enqueued('job_later', { participantId: 'participant_3', runAt: at(5) })).status).toBe('pending');
+        expect((await enqueued('job_keyed', { participantId: 'participant_4', dedupKey: 'k' })).status).toBe('pending');
+
+        await store.jobs.complete('job_first', at(0));
+        // Behind a pending one that is due: queued too.
+        expect((await enqueued('job_third')).status).toBe('pending');
+        const claimed = await store.jobs.claimDue({
+          now: at(0),
+          owner: 'runner_a',
+          leaseMs: 1000,
+          limit: 10,
+          orderedKinds: ['delivery'],
+        });
+        expect(claimed.map((job) => job.id)).toEqual(['job_second', 'job_keyed']);
+      });
+
       it('never hands the same job to concurrent claimers', async () => {
         const total = 24;
         for (let index = 0; index < total; index += 1) {

@@ -21,11 +21,20 @@ function literal(status: JobStatus) {
 
 export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect): JobRepository {
   return {
-    enqueue(job, now) {
+    enqueue(job, now, options = {}) {
       // Cancel-then-insert must be atomic: between the two, another enqueue with the same key would find no pending
       // job to replace and the unique index on pending dedup keys would reject one of them.
       return inTransaction(db, async (transaction) => {
         if (job.dedupKey !== undefined) await cancelPendingByKey(transaction, job.dedupKey, now);
+        const { claimFor } = options;
+        const claimed =
+          claimFor !== undefined &&
+          job.dedupKey === undefined &&
+          job.runAt.getTime() <= now.getTime() &&
+          !(
+            job.participantId !== undefined &&
+            (await hasEarlierActive(transaction, job.kind, job.participantId, toTimestamp(now)))
+          );
         const enqueueOrder = dialect.nextJobEnqueueOrder(transaction);
         const row = await transaction
           .insertInto('jobs')
@@ -36,19 +45,20 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
             participant_id: job.participantId ?? null,
             run_at: toTimestamp(job.runAt),
             payload: toJson(job.payload),
-            status: JobStatus.PENDING,
-            attempts: 0,
+            status: claimed ? JobStatus.RUNNING : JobStatus.PENDING,
+            attempts: claimed ? 1 : 0,
             max_attempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
             last_error: null,
-            lease_owner: null,
-            lease_until: null,
+            lease_owner: claimed ? claimFor.owner : null,
+            lease_until: claimed ? toTimestamp(new Date(now.getTime() + claimFor.leaseMs)) : null,
             dedup_key: job.dedupKey ?? null,
             created_at: toTimestamp(now),
             updated_at: toTimestamp(now),
           })
           .returningAll()
           .executeTakeFirstOrThrow();
-        await dialect.announceJobEnqueued(transaction);
+        // A claimed job is already its runner's: there is nothing for other runners to wake up for.
+        if (!claimed) await dialect.announceJobEnqueued(transaction);
         return toJob(row);
       });
     },
@@ -287,6 +297,35 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
       return row && toJob(row);
     },
   };
+}
+
+/**
+ * Whether a job of this kind and participant is due or running under a valid lease: what keeps `claimDue` from
+ * taking a later one of an ordered kind (the same condition as its `orderedKinds` check).
+ */
+async function hasEarlierActive(
+  db: Kysely<Database>,
+  kind: string,
+  participantId: string,
+  nowText: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('participant_id', '=', participantId)
+    .where('kind', '=', kind)
+    .where((expression) =>
+      expression.or([
+        expression.and([expression('status', '=', literal(JobStatus.PENDING)), expression('run_at', '<=', nowText)]),
+        expression.and([
+          expression('status', '=', literal(JobStatus.RUNNING)),
+          expression('lease_until', '>=', nowText),
+        ]),
+      ]),
+    )
+    .limit(literalLimit(1))
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 async function cancelPendingByKey(db: Kysely<Database>, dedupKey: string, now: Date): Promise<number> {
