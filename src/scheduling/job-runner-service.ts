@@ -43,7 +43,10 @@ export interface JobRunnerOptions {
   owner?: string;
   /** How long a claim holds a job before another runner may take it back. Default 10 minutes. */
   leaseMs?: number;
-  /** At most this many jobs run at once. Default 10. */
+  /**
+   * At most this many claimed jobs run at once. Default 10. Handed-off deliveries may run beside them, up to
+   * {@link HAND_OFF_LIMIT_BATCHES} times this many jobs in all.
+   */
   batchSize?: number;
   /** Delay before retry number `attempts` (1 after the first failure). Default 30 s · 2^(attempts − 1). */
   backoff?: (attempts: number) => number;
@@ -61,6 +64,14 @@ export const DEFAULT_MAX_SLEEP_MS = 60_000;
 export function exponentialBackoff(attempts: number): number {
   return 30_000 * 2 ** Math.max(0, attempts - 1);
 }
+
+/**
+ * Handed-off deliveries are not held to the batch size: what produces them (a turn, a prompt being sent) is already
+ * bounded, and under load the claimed jobs fill every slot, so a bound of one batch left nearly every delivery to a
+ * claim of its own (measured: the 50-participant load still made a claim per turn). They may run while fewer than this
+ * many batches of jobs are; a job handed off but not yet committed holds no slot yet, so a few more may start.
+ */
+const HAND_OFF_LIMIT_BATCHES = 5;
 
 /**
  * When the queue says something is claimable now but the claim found nothing (another instance took it, or a lease
@@ -112,6 +123,10 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     wakeRequested = true;
     wakeSleeper?.();
   }
+
+  /** Handed-off jobs among those in flight: they run beside the claimed ones, not in their slots. */
+  let handedOffRunning = 0;
+  const claimedRunning = (): number => inFlight.size - handedOffRunning;
 
   /** True while every slot is taken: the loop then sleeps until a run finishes. */
   let saturated = false;
@@ -280,13 +295,13 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     while (running) {
       wakeRequested = false;
       try {
-        const free = batchSize - inFlight.size;
+        const free = batchSize - claimedRunning();
         const started = await claimAndStart(free);
         for (const completion of started) void completion.finally(afterRun);
         // A full batch means more may be due right now.
         if (free > 0 && started.length === free) continue;
         // Every slot taken: sleep until a run finishes (afterRun wakes the loop).
-        saturated = batchSize - inFlight.size <= 0;
+        saturated = batchSize - claimedRunning() <= 0;
         if (!running || wakeRequested) continue;
         const duration = saturated ? undefined : await sleepDuration();
         if (!running || wakeRequested) continue;
@@ -329,13 +344,16 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       wake();
     },
     handOffClaim() {
-      // A job handed off but not yet committed holds no slot yet: a few may start beyond the batch size.
-      return running && inFlight.size < batchSize ? { owner, leaseMs } : undefined;
+      return running && inFlight.size < HAND_OFF_LIMIT_BATCHES * batchSize ? { owner, leaseMs } : undefined;
     },
     runHandedOff(job) {
       if (!running || job.status !== JobStatus.RUNNING || job.leaseOwner !== owner) return;
+      handedOffRunning += 1;
       // Like a claimed run, a finished one wakes the loop when a later job (the participant's next) is due now.
-      void start(job).finally(afterRun);
+      void start(job).finally(() => {
+        handedOffRunning -= 1;
+        afterRun();
+      });
     },
     runDue,
     async advanceTo(target) {

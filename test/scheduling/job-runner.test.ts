@@ -444,7 +444,7 @@ describe('hand-off (a job created already claimed by the runner)', () => {
     return counter;
   }
 
-  it('offers its lease only while started and a slot is free', async () => {
+  it("offers its lease while started and fewer than five batches run, beside the claimed jobs' slots", async () => {
     const runner = runnerWith({ batchSize: 1, leaseMs: 30_000 });
     const events: string[] = [];
     const held = heldHandler(events);
@@ -452,22 +452,31 @@ describe('hand-off (a job created already claimed by the runner)', () => {
     expect(runner.handOffClaim()).toBeUndefined();
 
     runner.start();
-    expect(runner.handOffClaim()).toEqual({ owner: 'test-runner', leaseMs: 30_000 });
-    await store.jobs.enqueue(newJob(), T0);
-    runner.notify();
-    await vi.waitFor(() => expect(events).toEqual(['start job_1']), { timeout: 5000 });
+    const claimFor = runner.handOffClaim();
+    expect(claimFor).toEqual({ owner: 'test-runner', leaseMs: 30_000 });
+    if (!claimFor) throw new Error('a started runner offers its lease');
+    // A batch is one job here: five handed-off jobs use the whole allowance.
+    for (const participantId of ['p_1', 'p_2', 'p_3', 'p_4', 'p_5']) {
+      runner.runHandedOff(await store.jobs.enqueue(newJob({ participantId }), T0, { claimFor }));
+    }
+    await vi.waitFor(() => expect(events).toHaveLength(5), { timeout: 5000 });
     expect(runner.handOffClaim()).toBeUndefined();
+    // They do not take the claimed jobs' slot: a queued job is still claimed and run.
+    await store.jobs.enqueue(newJob({ participantId: 'p_6' }), T0);
+    runner.notify();
+    await vi.waitFor(() => expect(events).toContain('start job_6'), { timeout: 5000 });
     await held.release('job_1');
+    await held.release('job_2');
     await vi.waitFor(() => expect(runner.handOffClaim()).toBeDefined(), { timeout: 5000 });
+    for (const id of ['job_3', 'job_4', 'job_5', 'job_6']) await held.release(id);
 
     await runner.stop();
     expect(runner.handOffClaim()).toBeUndefined();
     // A job handed to a stopped runner is left to the next start (its lease is released then).
-    const job = await store.jobs.enqueue(newJob(), T0, { claimFor: { owner: 'test-runner', leaseMs: 30_000 } });
-    runner.runHandedOff(job);
+    runner.runHandedOff(await store.jobs.enqueue(newJob({ participantId: 'p_7' }), T0, { claimFor }));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(events).toEqual(['start job_1', 'end job_1']);
-    expect((await store.jobs.get('job_2'))?.status).toBe('running');
+    expect(events).not.toContain('start job_7');
+    expect((await store.jobs.get('job_7'))?.status).toBe('running');
   });
 
   it("runs a handed-off job without claiming it, then claims the participant's next one when it finishes", async () => {
