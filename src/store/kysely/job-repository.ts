@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import { type Job, type JobRepository, JobStatus } from '../store.ts';
 import { fromJson, fromOptionalTimestamp, fromTimestamp, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, JobsTable } from './database.ts';
@@ -126,18 +126,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
                       .whereRef('earlier.participant_id', '=', 'jobs.participant_id')
                       .whereRef('earlier.kind', '=', 'jobs.kind')
                       .whereRef('earlier.enqueue_order', '<', 'jobs.enqueue_order')
-                      .where((inner) =>
-                        inner.or([
-                          inner.and([
-                            inner('earlier.status', '=', literal(JobStatus.PENDING)),
-                            inner('earlier.run_at', '<=', nowText),
-                          ]),
-                          inner.and([
-                            inner('earlier.status', '=', literal(JobStatus.RUNNING)),
-                            inner('earlier.lease_until', '>=', nowText),
-                          ]),
-                        ]),
-                      ),
+                      .where(holdsBackLaterJobs('earlier', nowText)),
                   ),
                 ),
               ]),
@@ -300,29 +289,29 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
 }
 
 /**
- * Whether a job of this kind and participant is due or running under a valid lease: what keeps `claimDue` from
- * taking a later one of an ordered kind (the same condition as its `orderedKinds` check).
+ * A job that keeps later jobs of its kind and participant waiting, for kinds run in order: due, or running under a
+ * valid lease. The claim's `orderedKinds` check and the hand-off's (`enqueue` with `claimFor`) use this one condition.
+ * `sameKey` is repeated in each branch of the OR, so that SQLite looks each branch up in the
+ * `(participant_id, status, kind, …)` index instead of reading all of a participant's jobs.
  */
+function holdsBackLaterJobs(table: 'jobs' | 'earlier', nowText: string, sameKey?: RawBuilder<SqlBool>) {
+  const column = (name: 'status' | 'run_at' | 'lease_until') => sql.ref(`${table}.${name}`);
+  const also = sameKey ? sql` and ${sameKey}` : sql``;
+  return sql<SqlBool>`((${column('status')} = ${literal(JobStatus.PENDING)} and ${column('run_at')} <= ${nowText}${also}) or (${column('status')} = ${literal(JobStatus.RUNNING)} and ${column('lease_until')} >= ${nowText}${also}))`;
+}
+
+/** Whether a job of this kind and participant holds later ones back ({@link holdsBackLaterJobs}). */
 async function hasEarlierActive(
   db: Kysely<Database>,
   kind: string,
   participantId: string,
   nowText: string,
 ): Promise<boolean> {
+  const sameKey = sql<SqlBool>`${sql.ref('jobs.participant_id')} = ${participantId} and ${sql.ref('jobs.kind')} = ${kind}`;
   const row = await db
     .selectFrom('jobs')
     .select('id')
-    .where('participant_id', '=', participantId)
-    .where('kind', '=', kind)
-    .where((expression) =>
-      expression.or([
-        expression.and([expression('status', '=', literal(JobStatus.PENDING)), expression('run_at', '<=', nowText)]),
-        expression.and([
-          expression('status', '=', literal(JobStatus.RUNNING)),
-          expression('lease_until', '>=', nowText),
-        ]),
-      ]),
-    )
+    .where(holdsBackLaterJobs('jobs', nowText, sameKey))
     .limit(literalLimit(1))
     .executeTakeFirst();
   return row !== undefined;
