@@ -31,6 +31,15 @@ function parseForAudit(raw: string): unknown {
   }
 }
 
+/**
+ * The result as the `tool-called` event keeps it: without the profile snapshot, which is ≈ 0.6 kB on every profile
+ * save and already stored once, in the tool_result transcript row with the same call id.
+ */
+export function auditedResult(result: ToolResult): Omit<ToolResult, 'profile'> {
+  const { profile: _snapshot, ...summary } = result;
+  return summary;
+}
+
 export function createTurnRecorder(options: {
   store: Store;
   clock: Clock;
@@ -82,7 +91,7 @@ export function createTurnRecorder(options: {
             name: call.name,
             call_id: call.id,
             arguments: parseForAudit(call.arguments),
-            result,
+            result: auditedResult(result),
             outcome: result.status,
             duration_ms: durationMs,
             module,

@@ -8,7 +8,8 @@
  *   under its lease (`handOffClaim`, `jobs.enqueue(…, { claimFor })`) and started once committed (`runHandedOff`),
  *   without a claim transaction; what it holds back (the participant's next delivery) is claimed when it finishes.
  * - Running: one handler per kind, under the participant's lock unless registered with `lock: false`.
- * - Outcome as data: success → `complete`; a thrown error → back to pending at now + exponential back-off while
+ * - Outcome as data: success → `complete`, written with the other runs that finished in the same turn of the event
+ *   loop (completion-batch.ts); a thrown error → back to pending at now + exponential back-off while
  *   attempts remain, else `failed` with the error kept and a `job-failed` event.
  * - Heartbeat: while started, the leases of the jobs in flight are renewed every third of a lease, so only a dead
  *   runner's jobs are ever taken over (`PROMPTPIPE_JOB_LEASE` bounds how long that takes).
@@ -22,6 +23,7 @@ import { AppError, errorMessage } from '../domain/errors.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import { type Job, JobStatus, type Store } from '../store/store.ts';
 import { type Clock, isManualClock } from './clock.ts';
+import { createCompletionBatch } from './completion-batch.ts';
 import type { JobCompletion, JobHandler, JobRunner } from './job-runner.ts';
 import type { SchedulingLog } from './scheduling-log.ts';
 
@@ -96,6 +98,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const maxSleepMs = options.maxSleepMs ?? DEFAULT_MAX_SLEEP_MS;
 
   const registrations = new Map<string, Registration>();
+  const completions = createCompletionBatch(store);
   const inFlight = new Set<Promise<void>>();
   /** The ids of the jobs this runner is running (claimed and not settled), for the lease heartbeat. */
   const runningIds = new Set<string>();
@@ -226,16 +229,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       return;
     }
     try {
-      const now = clock.now();
-      if (completion) {
-        const writes = completion;
-        await store.transaction(async (tx) => {
-          await writes(tx);
-          await tx.jobs.complete(job.id, now);
-        });
-      } else {
-        await store.jobs.complete(job.id, now);
-      }
+      await completions.complete(job.id, clock.now(), completion);
       outcome = 'completed';
     } catch (error) {
       // The handler's own work is committed (its completion writes are not); the job will run again when its lease

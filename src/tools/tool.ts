@@ -15,6 +15,11 @@ export type ToolStatus = 'success' | 'noop' | 'error';
 export interface ToolResult {
   status: ToolStatus;
   message: string;
+  /**
+   * The participant's whole profile after the call, for the model (`save_user_profile`). The transcript's tool_result
+   * row keeps it; the `tool-called` event leaves it out (see `auditedResult` in turn-recorder.ts).
+   */
+  profile?: unknown;
   [field: string]: unknown;
 }
 

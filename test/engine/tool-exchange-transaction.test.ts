@@ -77,6 +77,20 @@ describe('a tool exchange of database-only tools', () => {
     expect(event?.data).toMatchObject({ name: 'save_user_profile', outcome: 'success' });
   });
 
+  it('keeps the profile snapshot once, in the transcript, and the rest of the result in the event', async () => {
+    const turn = await toolTurn();
+    const resultEntry = turn.entries.find((entry) => entry.kind === 'tool_result');
+    const stored = JSON.parse(resultEntry?.content ?? '{}') as { profile?: { habit_domain?: string } };
+    expect(stored.profile?.habit_domain).toBe('movement');
+    const [event] = await turn.store.events.list({ type: 'tool-called' });
+    expect(event?.data['call_id']).toBe(resultEntry?.toolCallId);
+    expect(event?.data['result']).toEqual({
+      status: 'success',
+      message: 'Saved habit_domain.',
+      updated_fields: ['habit_domain'],
+    });
+  });
+
   it('falls back to one step at a time when that transaction fails, keeping nothing of it', async () => {
     const turn = await toolTurn({ failResultRecords: 1 });
     // The failed attempt (call, profile write, result) rolled back; the step-by-step run recorded each once.

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { InboundMessage, InboundMessageRepository, NewInboundMessage } from '../store.ts';
 import {
   fromOptionalJson,
@@ -11,6 +11,12 @@ import {
 import type { Database, InboundMessagesTable } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
 import type { StoreDialect } from './store-dialect.ts';
+
+/**
+ * `received` written into the SQL text: the look-ups of unprocessed messages walk partial indexes of received messages
+ * only (migration 015), which a bound parameter would not let SQLite choose without planning again on every run.
+ */
+const RECEIVED = sql.lit('received');
 
 export function createInboundMessageRepository(db: Kysely<Database>, dialect: StoreDialect): InboundMessageRepository {
   const arrivalOrder = dialect.nextInboundArrivalOrder(db);
@@ -81,7 +87,7 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
       const rows = await db
         .selectFrom('inbound_messages')
         .selectAll()
-        .where('status', '=', 'received')
+        .where('status', '=', RECEIVED)
         .orderBy('received_at')
         .orderBy('arrival_order')
         .execute();
@@ -93,7 +99,7 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
         .selectFrom('inbound_messages')
         .selectAll()
         .where('participant_id', '=', participantId)
-        .where('status', '=', 'received')
+        .where('status', '=', RECEIVED)
         .orderBy('arrival_order')
         .limit(literalLimit(1))
         .executeTakeFirst();
@@ -105,7 +111,7 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
         .selectFrom('inbound_messages')
         .select('participant_id')
         .select((expression) => expression.fn.min('arrival_order').as('first'))
-        .where('status', '=', 'received')
+        .where('status', '=', RECEIVED)
         .groupBy('participant_id')
         .orderBy('first')
         .execute();

@@ -12,6 +12,7 @@ import * as jobClaimOrderIndex from './011-job-claim-order-index.ts';
 import * as turnLookupIndexes from './012-turn-lookup-indexes.ts';
 import * as jobOrderCheckIndex from './013-job-order-check-index.ts';
 import * as activeJobIndexes from './014-active-job-indexes.ts';
+import * as receivedInboundIndexes from './015-received-inbound-indexes.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -32,6 +33,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '012-turn-lookup-indexes': { up: (db) => turnLookupIndexes.up(db) },
     '013-job-order-check-index': { up: (db) => jobOrderCheckIndex.up(db) },
     '014-active-job-indexes': { up: (db) => activeJobIndexes.up(db) },
+    '015-received-inbound-indexes': { up: (db) => receivedInboundIndexes.up(db) },
   };
 }
 
