@@ -255,6 +255,24 @@ describe('the deliver_message handler', () => {
     ]);
   });
 
+  it('numbers the options of a run of polls on, however long the run', async () => {
+    const channel = createRecordingChannel({ supportsPolls: false });
+    useChannel(channel);
+    await messenger.send(PARTICIPANT.id, { type: 'text', text: 'the prompt' }, { kind: 'proactive' });
+    for (const question of ['First?', 'Second?', 'Third?', 'Fourth?', 'Fifth?']) {
+      await messenger.send(PARTICIPANT.id, { type: 'poll', question, options: ['Yes', 'No'] }, { kind: 'poll' });
+    }
+    await runner.runDue();
+    expect(channel.delivered.map((message) => message.text.split('\n')[1] ?? '')).toEqual([
+      '',
+      'Reply 1 for Yes, 2 for No',
+      'Reply 3 for Yes, 4 for No',
+      'Reply 5 for Yes, 6 for No',
+      'Reply 7 for Yes, 8 for No',
+      'Reply 9 for Yes, 10 for No',
+    ]);
+  });
+
   it('retries a failed delivery with back-off, keeping the same outbound id', async () => {
     const channel = createRecordingChannel();
     channel.failNext = 2;
