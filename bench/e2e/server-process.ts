@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { keepAliveFetch } from '../../src/http/keep-alive-fetch.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
@@ -23,36 +23,6 @@ function startCommandArguments(): string[] {
   const [node, ...rest] = manifest.scripts.start.split(/\s+/);
   if (node !== 'node') throw new Error(`npm start does not run node: ${manifest.scripts.start}`);
   return rest;
-}
-
-/**
- * POSTs JSON with `node:http`, which waits for the answer as long as it takes: `POST /admin/clock` answers once every
- * job it made due has run, which for a burst of 100,000 prompts is minutes, past `fetch`'s five-minute limit on
- * waiting for response headers.
- */
-function postJson(url: string, body: unknown): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const payload = JSON.stringify(body);
-    const outgoing = request(
-      url,
-      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        response.on('error', reject);
-        response.on('end', () => {
-          const status = response.statusCode ?? 0;
-          if (status < 200 || status > 299) reject(new Error(`POST ${url} answered ${status}: ${text}`));
-          else resolve(text ? JSON.parse(text) : undefined);
-        });
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(payload);
-  });
 }
 
 let built = false;
@@ -158,8 +128,17 @@ export async function startServerProcess(environment: Record<string, string>): P
     rssMiB: () => statusFieldMiB(pid, 'VmRSS'),
     peakRssMiB: () => statusFieldMiB(pid, 'VmHWM'),
     cpuSeconds: () => cpuSecondsOf(pid),
-    post(path, body) {
-      return postJson(`${baseUrl}${path}`, body);
+    async post(path, body) {
+      // Our fetch on `node:http` waits as long as the answer takes: `POST /admin/clock` answers once every job it made
+      // due has run (minutes for a burst of 100,000 prompts), past the global fetch's five-minute headers timeout.
+      const response = await keepAliveFetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${text}`);
+      return text ? JSON.parse(text) : undefined;
     },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
