@@ -158,7 +158,7 @@ ${state.pendingJobs.map((job) => html`<li>${job.kind} due ${localTime(job.runAt,
 <div class="actions">${action('transition', 'Move to INTAKE', html`<input type="hidden" name="target" value="INTAKE">`)}${action('transition', 'Move to FEEDBACK', html`<input type="hidden" name="target" value="FEEDBACK">`)}
 ${action('status', 'Pause', html`<input type="hidden" name="status" value="paused">`)}${action('status', 'Resume', html`<input type="hidden" name="status" value="active">`)}
 ${action('status', 'Complete', html`<input type="hidden" name="status" value="completed">`)}${action('status', 'Withdraw', html`<input type="hidden" name="status" value="withdrawn">`)}
-<a class="button danger" href="/dashboard/participants/${id}/delete">Delete…</a></div></section>
+<a class="button danger" href="/dashboard/participants/${id}/delete">Delete&hellip;</a></div></section>
 <section class="card"><h2>Conversation</h2><ol id="transcript" class="chat" data-live="/dashboard/participants/${id}/live?after=${lastId}" aria-live="polite">
 ${data.transcript.map((entry) => dashboardEntry(entry))}</ol></section>
 <section class="card"><h2>Recent events</h2><ul>${data.events.map((event) => html`<li><code>${event.type}</code> ${event.createdAt.toISOString()} <small>${JSON.stringify(event.data).slice(0, 200)}</small></li>`)}</ul></section>`,

@@ -32,7 +32,7 @@ export function dashboardEntry(entry: TranscriptEntry & { delivery?: { status: s
         : entry.kind === 'tool_result'
           ? `tool result: ${entry.toolName ?? ''}`
           : 'debug';
-    return html`<li class="entry meta" data-entry-id="${entry.id}"><details><summary>${label} · ${time(entry)}</summary>${calls}<pre>${entry.content}</pre></details></li>`;
+    return html`<li class="entry meta" data-entry-id="${entry.id}"><details><summary>${label} &middot; ${time(entry)}</summary>${calls}<pre>${entry.content}</pre></details></li>`;
   }
   const poll = pollOf(entry);
   const delivery = entry.outboundId
@@ -41,7 +41,7 @@ export function dashboardEntry(entry: TranscriptEntry & { delivery?: { status: s
   const body = poll
     ? html`<p>${poll.question}</p><ul class="poll-options">${poll.options.map((option) => html`<li>${option}</li>`)}</ul>`
     : html`<p>${entry.content}</p>`;
-  return html`<li class="entry ${where} kind-${entry.kind}" data-entry-id="${entry.id}"><div class="bubble">${body}<footer>${entry.kind}${entry.module ? ` · ${entry.module}` : ''} · ${time(entry)} ${delivery}</footer></div></li>`;
+  return html`<li class="entry ${where} kind-${entry.kind}" data-entry-id="${entry.id}"><div class="bubble">${body}<footer>${entry.kind}${entry.module ? ` · ${entry.module}` : ''} &middot; ${time(entry)} ${delivery}</footer></div></li>`;
 }
 
 export function chatEntry(entry: TranscriptEntry): SafeHtml | undefined {

@@ -9,11 +9,12 @@
  * Which modules the process loaded is recorded by a `module.registerHooks` hook passed with `--import`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nonAsciiLines } from '../../scripts/ascii-bundle.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 import { answersAsItself, freePort, REPO_ROOT, waitFor } from '../support/server-process.ts';
@@ -154,6 +155,18 @@ describe('npm start: the compiled server', () => {
     expect(loaded).not.toContain('/node_modules/@whiskeysockets/baileys/');
     expect(loaded).not.toContain('/node_modules/twilio/lib/rest/');
     expect(loaded).not.toContain('/node_modules/pg/');
+  });
+
+  it('is ASCII throughout, so V8 keeps its sources at one byte a character', async () => {
+    const directory = join(REPO_ROOT, 'dist', 'bundle');
+    const files = (await readdir(directory)).filter((file) => file.endsWith('.js'));
+    expect(files).toContain('main.js');
+    for (const file of files) {
+      expect({ file, lines: nonAsciiLines(await readFile(join(directory, file), 'utf8')) }).toEqual({
+        file,
+        lines: [],
+      });
+    }
   });
 
   it('serves the dashboard assets from the source tree', async () => {
