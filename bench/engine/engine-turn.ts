@@ -24,7 +24,6 @@ async function takeTurn(engine: BenchEngine, participantId: string, index: numbe
   if (result.toolsCalled.length !== 1) {
     throw new Error(`a benchmark turn called ${result.toolsCalled.length} tools instead of 1: ${result.reply}`);
   }
-  engine.trimRecordedRequests();
 }
 
 export const sequentialTurnBenchmark: Benchmark = {

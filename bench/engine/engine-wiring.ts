@@ -15,8 +15,7 @@ import { silentLogger } from '../../src/engine/logger.ts';
 import { createFeedbackModule } from '../../src/engine/modules/feedback-module.ts';
 import { createIntakeModule } from '../../src/engine/modules/intake-module.ts';
 import { loadSystemPrompts } from '../../src/engine/system-prompts.ts';
-import { createFakeLlm, type FakeLlm, type FakeOutcome } from '../../src/llm/fake-llm.ts';
-import type { ChatRequest } from '../../src/llm/llm.ts';
+import type { ChatRequest, ChatResponse, LlmClient } from '../../src/llm/llm.ts';
 import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -26,39 +25,44 @@ import { createToolRegistry } from '../../src/tools/tool-registry.ts';
 import { createTransitionStateTool } from '../../src/tools/transition-state-tool.ts';
 import { BENCH_START } from '../support/fixtures.ts';
 
-/** The fake LLM keeps a copy of every request; it is cleared once it holds this many, to bound memory. */
-const MAX_RECORDED_REQUESTS = 200;
-
 export interface BenchEngine {
   readonly flow: ConversationFlow;
-  readonly llm: FakeLlm;
   readonly clock: ManualClock;
-  /** Drops the fake LLM's request log when it has grown past {@link MAX_RECORDED_REQUESTS}. */
-  trimRecordedRequests(): void;
 }
 
 /**
- * Answers like a model that saves something to the profile, then replies: a `save_user_profile` call first, and once
- * the request ends with the tool's result, the reply text. Arguments differ every time so the profile really changes.
+ * An instant model that answers like one that saves something to the profile, then replies: a `save_user_profile`
+ * call first, and once the request ends with the tool's result, the reply text. Arguments differ every time so the
+ * profile really changes. It keeps nothing: the tests' fake LLM deep-copies and keeps every request for assertions,
+ * which cost ≈ 7 % of a turn here and is no part of the engine's work.
  */
-export function createToolThenReplyResponder(): (request: ChatRequest) => FakeOutcome {
+export function createToolThenReplyModel(): LlmClient {
   let toolCallCount = 0;
-  return (request) => {
-    if (request.messages.at(-1)?.role === 'tool') {
-      return { content: 'Thanks, I saved that. What time of day would suit your habit prompt best?' };
-    }
-    toolCallCount += 1;
-    return {
-      toolCalls: [
-        { name: 'save_user_profile', arguments: { additional_info: `Prefers short walks (${toolCallCount})` } },
-      ],
-    };
+  const model = 'bench-instant';
+  return {
+    model,
+    async chat(request: ChatRequest): Promise<ChatResponse> {
+      if (request.messages.at(-1)?.role === 'tool') {
+        return {
+          content: 'Thanks, I saved that. What time of day would suit your habit prompt best?',
+          toolCalls: [],
+          model,
+        };
+      }
+      toolCallCount += 1;
+      const toolCall = {
+        id: `call_${toolCallCount}`,
+        name: 'save_user_profile',
+        arguments: JSON.stringify({ additional_info: `Prefers short walks (${toolCallCount})` }),
+      };
+      return { content: '', toolCalls: [toolCall], model };
+    },
   };
 }
 
 /** The engine on `store`, production defaults otherwise (request guard in `repair` mode, unlimited history). */
 export function createBenchEngine(store: Store): BenchEngine {
-  const llm = createFakeLlm(createToolThenReplyResponder());
+  const llm = createToolThenReplyModel();
   const clock = createManualClock(BENCH_START);
   const prompts = loadSystemPrompts({});
   const generator = createHabitPromptGenerator({
@@ -89,10 +93,6 @@ export function createBenchEngine(store: Store): BenchEngine {
   });
   return {
     flow,
-    llm,
     clock,
-    trimRecordedRequests() {
-      if (llm.requests.length > MAX_RECORDED_REQUESTS) llm.requests.length = 0;
-    },
   };
 }
