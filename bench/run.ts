@@ -6,11 +6,16 @@
  * Progress goes to stderr, the environment and the table to stdout. Exits 1 only when something failed (a bad
  * option, an unreachable database, a benchmark that threw), never because a number is slow.
  */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BENCHMARKS } from './benchmarks.ts';
+import { summarizeProfileDirectory } from './e2e/cpu-profile.ts';
 import { type EndToEndResult, runEndToEndTurns } from './e2e/end-to-end-turns.ts';
 import { BURST_PARTICIPANTS, type BurstResult, runPromptBurst } from './e2e/prompt-burst.ts';
-import { formatBurstTable, formatEndToEndTable } from './e2e/report.ts';
+import { formatBurstTable, formatCpuProfileTable, formatEndToEndTable } from './e2e/report.ts';
+import type { ServerProcessOptions } from './e2e/server-process.ts';
 import { FULL_SOAK, formatSoak, QUICK_SOAK, runServerSoak } from './soak/server-soak.ts';
 import type { BenchmarkResult, StoreTarget } from './support/benchmark.ts';
 import { describeEnvironment } from './support/environment.ts';
@@ -86,11 +91,22 @@ async function runEndToEnd(options: BenchOptions): Promise<{ tables: string[]; r
       return undefined;
     }
   };
+  /** With --cpu-profile: a directory for the server's profile, and its summary once the server has exited. */
+  const profiles: string[] = [];
+  const profiled = async <T>(name: string, run: (server: ServerProcessOptions) => Promise<T>): Promise<T> => {
+    if (!options.cpuProfile) return run({});
+    const directory = await mkdtemp(join(tmpdir(), 'promptpipe-bench-profile-'));
+    const result = await run({ cpuProfileDirectory: directory });
+    profiles.push(formatCpuProfileTable(name, summarizeProfileDirectory(directory)));
+    process.stderr.write(`  the server's CPU profile (for Chrome DevTools): ${directory}\n`);
+    return result;
+  };
   if (selected(END_TO_END_NAME)) {
     const results: EndToEndResult[] = [];
     for (const participants of [1, 50]) {
-      const result = await attempt(`${END_TO_END_NAME}, ${participants} participant(s)`, () =>
-        runEndToEndTurns(participants, options.profile),
+      const name = `${END_TO_END_NAME}, ${participants} participant(s)`;
+      const result = await attempt(name, () =>
+        profiled(name, (server) => runEndToEndTurns(participants, options.profile, server)),
       );
       if (result) results.push(result);
     }
@@ -98,12 +114,13 @@ async function runEndToEnd(options: BenchOptions): Promise<{ tables: string[]; r
   }
   if (selected(BURST_NAME)) {
     const count = options.burstParticipants ?? BURST_PARTICIPANTS[options.profile.mode];
-    const result: BurstResult | undefined = await attempt(`${BURST_NAME}, ${count} participants`, () =>
-      runPromptBurst(count),
+    const name = `${BURST_NAME}, ${count} participants`;
+    const result: BurstResult | undefined = await attempt(name, () =>
+      profiled(name, (server) => runPromptBurst(count, server)),
     );
     if (result) tables.push(formatBurstTable(result));
   }
-  return { tables, ran, failures };
+  return { tables: [...tables, ...profiles], ran, failures };
 }
 
 async function main(): Promise<number> {

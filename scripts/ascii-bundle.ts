@@ -10,8 +10,10 @@
 /** A rolldown output plugin: escapes non-ASCII characters inside legal comments (harmless there). */
 export const asciiLegalComments = {
   name: 'ascii-legal-comments',
-  renderChunk(code: string): string {
-    return escapeLegalComments(code);
+  renderChunk(code: string): { code: string; map: null } | null {
+    const escaped = escapeLegalComments(code);
+    // Escaping inside a comment moves no code, so the chunk's source map stays right (`map: null` keeps it).
+    return escaped === code ? null : { code: escaped, map: null };
   },
 };
 

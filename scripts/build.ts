@@ -121,13 +121,17 @@ async function bundle(): Promise<void> {
       format: 'esm',
       entryFileNames: 'main.js',
       chunkFileNames: '[name].js',
+      // For `--enable-source-maps` stack traces and the benchmarks' CPU profile summary (bench/e2e/cpu-profile.ts);
+      // Node reads a map only when asked to.
+      sourcemap: true,
+      sourcemapExcludeSources: true,
       // ASCII and without JSDoc: V8 keeps the whole source in the heap (see ascii-bundle.ts).
       charset: 'ascii',
       comments: { legal: true, annotation: false, jsdoc: false },
       plugins: [asciiLegalComments],
     },
   });
-  for (const file of readdirSync(BUNDLE_DIRECTORY)) {
+  for (const file of readdirSync(BUNDLE_DIRECTORY).filter((name) => name.endsWith('.js'))) {
     const lines = nonAsciiLines(readFileSync(join(BUNDLE_DIRECTORY, file), 'utf8'));
     if (lines.length > 0) {
       process.stderr.write(

@@ -13,7 +13,7 @@ import type { RunProfile } from '../support/benchmark.ts';
 import { latencyPercentiles } from '../support/statistics.ts';
 import { startInstantModelServer } from './instant-model-server.ts';
 import { startOutboundCapture } from './outbound-capture.ts';
-import { type ServerProcess, startServerProcess } from './server-process.ts';
+import { type ServerProcess, type ServerProcessOptions, startServerProcess } from './server-process.ts';
 
 export interface EndToEndResult {
   name: string;
@@ -71,18 +71,25 @@ function storedBytes(filename: string): number {
   }
 }
 
-export async function runEndToEndTurns(participantCount: number, profile: RunProfile): Promise<EndToEndResult> {
+export async function runEndToEndTurns(
+  participantCount: number,
+  profile: RunProfile,
+  serverOptions: ServerProcessOptions = {},
+): Promise<EndToEndResult> {
   const stateDirectory = await mkdtemp(join(tmpdir(), 'promptpipe-bench-e2e-'));
   const model = await startInstantModelServer();
   const capture = await startOutboundCapture();
   let server: ServerProcess | undefined;
   try {
-    server = await startServerProcess({
-      PROMPTPIPE_STATE_DIR: stateDirectory,
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'bench',
-      PROMPTPIPE_WEBHOOK_URL: capture.url,
-    });
+    server = await startServerProcess(
+      {
+        PROMPTPIPE_STATE_DIR: stateDirectory,
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: 'bench',
+        PROMPTPIPE_WEBHOOK_URL: capture.url,
+      },
+      serverOptions,
+    );
     const running = server;
     const participants = await enroll(running, participantCount);
     await Promise.all(participants.map((participant) => capture.nextText(participant.id)));

@@ -20,7 +20,7 @@ import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { BENCH_START, benchParticipant } from '../support/fixtures.ts';
 import { startInstantModelServer } from './instant-model-server.ts';
 import { startOutboundCapture } from './outbound-capture.ts';
-import { type ServerProcess, startServerProcess } from './server-process.ts';
+import { type ServerProcess, type ServerProcessOptions, startServerProcess } from './server-process.ts';
 
 /** Default number of participants, and the `--quick` one. */
 export const BURST_PARTICIPANTS = { full: 100_000, quick: 2_000 } as const;
@@ -90,7 +90,7 @@ async function seed(stateDirectory: string, count: number): Promise<void> {
   }
 }
 
-export async function runPromptBurst(count: number): Promise<BurstResult> {
+export async function runPromptBurst(count: number, serverOptions: ServerProcessOptions = {}): Promise<BurstResult> {
   const stateDirectory = await mkdtemp(join(tmpdir(), 'promptpipe-bench-burst-'));
   const model = await startInstantModelServer();
   const capture = await startOutboundCapture();
@@ -99,15 +99,18 @@ export async function runPromptBurst(count: number): Promise<BurstResult> {
     const seedStart = performance.now();
     await seed(stateDirectory, count);
     const seedSeconds = (performance.now() - seedStart) / 1000;
-    server = await startServerProcess({
-      PROMPTPIPE_STATE_DIR: stateDirectory,
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'bench',
-      PROMPTPIPE_WEBHOOK_URL: capture.url,
-      PROMPTPIPE_CLOCK: 'manual',
-      PROMPTPIPE_CLOCK_START: BENCH_START.toISOString(),
-      SCHEDULER_PREP_TIME_MINUTES: String(PREP_TIME_MINUTES),
-    });
+    server = await startServerProcess(
+      {
+        PROMPTPIPE_STATE_DIR: stateDirectory,
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: 'bench',
+        PROMPTPIPE_WEBHOOK_URL: capture.url,
+        PROMPTPIPE_CLOCK: 'manual',
+        PROMPTPIPE_CLOCK_START: BENCH_START.toISOString(),
+        SCHEDULER_PREP_TIME_MINUTES: String(PREP_TIME_MINUTES),
+      },
+      serverOptions,
+    );
     const idleRssMiB = server.rssMiB();
     const started = performance.now();
     const cpuBefore = server.cpuSeconds();

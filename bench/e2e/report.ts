@@ -1,5 +1,6 @@
 /** The tables of the end-to-end benchmarks, in Markdown like the main table. */
 import { formatMilliseconds, formatRate } from '../support/report.ts';
+import type { ProfileSummary } from './cpu-profile.ts';
 import type { EndToEndResult } from './end-to-end-turns.ts';
 import type { BurstResult } from './prompt-burst.ts';
 
@@ -67,6 +68,20 @@ export function formatBurstTable(result: BurstResult): string {
           ? 'none'
           : `${result.participants - result.promptsDelivered} lost, ${result.duplicates} duplicate deliveries`,
       ],
+    ],
+  );
+}
+
+/** Where a server's CPU went (`--cpu-profile`): each component's share of its busy samples, the largest first. */
+export function formatCpuProfileTable(name: string, summary: ProfileSummary, smallest = 0.005): string {
+  const shown = summary.components.filter((component) => component.share >= smallest);
+  const rest = summary.components.slice(shown.length).reduce((sum, component) => sum + component.share, 0);
+  const percent = (share: number): string => `${(share * 100).toFixed(1)} %`;
+  return table(
+    [`server CPU by component: ${name} (idle ${percent(summary.idle)} of samples)`, 'share of busy CPU'],
+    [
+      ...shown.map((component) => [component.component, percent(component.share)]),
+      ...(rest > 0 ? [['everything under 0.5 % each', percent(rest)]] : []),
     ],
   );
 }

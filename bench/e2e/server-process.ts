@@ -92,18 +92,34 @@ async function waitUntilHealthy(baseUrl: string, child: ChildProcess, stderr: ()
   throw new Error(`the server did not become healthy within ${START_TIMEOUT_MS / 1000} s:\n${stderr()}`);
 }
 
-export async function startServerProcess(environment: Record<string, string>): Promise<ServerProcess> {
+export interface ServerProcessOptions {
+  /** Profile the server's CPU (`--cpu-prof`): Node writes the profile into this directory when the server exits. */
+  readonly cpuProfileDirectory?: string;
+}
+
+/** Node options for the server: PROMPTPIPE_BENCH_SERVER_NODE_OPTIONS, and `--cpu-prof` when asked for. */
+function serverNodeOptions(options: ServerProcessOptions): string | undefined {
+  const parts = [
+    // Profiling the measured server by hand: e.g. PROMPTPIPE_BENCH_SERVER_NODE_OPTIONS="--heap-prof".
+    process.env.PROMPTPIPE_BENCH_SERVER_NODE_OPTIONS,
+    options.cpuProfileDirectory ? `--cpu-prof --cpu-prof-dir=${options.cpuProfileDirectory}` : undefined,
+  ].filter((part): part is string => Boolean(part));
+  return parts.length > 0 ? parts.join(' ') : undefined;
+}
+
+export async function startServerProcess(
+  environment: Record<string, string>,
+  options: ServerProcessOptions = {},
+): Promise<ServerProcess> {
   buildOnce();
   const port = await freePort();
+  const nodeOptions = serverNodeOptions(options);
   const child = spawn(process.execPath, startCommandArguments(), {
     cwd: REPO_ROOT,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
-      // Profiling the measured server: e.g. PROMPTPIPE_BENCH_SERVER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof".
-      ...(process.env.PROMPTPIPE_BENCH_SERVER_NODE_OPTIONS
-        ? { NODE_OPTIONS: process.env.PROMPTPIPE_BENCH_SERVER_NODE_OPTIONS }
-        : {}),
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
       ...environment,
       API_ADDR: `127.0.0.1:${port}`,
     },

@@ -11,6 +11,8 @@ export interface BenchOptions {
   readonly help: boolean;
   /** Participants of the prompt-burst benchmark; undefined: the profile's default (100,000, or 2,000 with --quick). */
   readonly burstParticipants: number | undefined;
+  /** Profile the end-to-end and burst servers' CPU and report where it went, by component. */
+  readonly cpuProfile: boolean;
 }
 
 /** The documented numbers: about 2.5 s of measurement per benchmark. */
@@ -40,6 +42,8 @@ Options:
   --sqlite-dir <d> create the SQLite databases under <d> (default: the system's temporary directory), to measure
                    the disk the data will live on
   --burst <n>      participants of the prompt-burst benchmark (default 100,000; 2,000 with --quick)
+  --cpu-profile    profile the end-to-end and burst servers (node --cpu-prof) and print where their CPU went, by
+                   component (SQLite, Kysely, the openai SDK, Node's HTTP, our own code by layer, …)
   --help           this text
 
 PostgreSQL benchmarks run when PROMPTPIPE_BENCH_PG_URL (or PROMPTPIPE_TEST_PG_URL) is set.`;
@@ -54,6 +58,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       'sqlite-dir': { type: 'string' },
       help: { type: 'boolean', default: false },
       burst: { type: 'string' },
+      'cpu-profile': { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -64,6 +69,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     sqliteDirectory: values['sqlite-dir']?.trim() || undefined,
     help: values.help,
     burstParticipants: parseBurst(values.burst),
+    cpuProfile: values['cpu-profile'],
   };
 }
 
