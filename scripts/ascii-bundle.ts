@@ -1,10 +1,10 @@
 /**
  * Keeps the bundle ASCII. V8 holds a script's source in memory for as long as the script lives, one byte a character
- * when every character is Latin-1 and two bytes a character otherwise: a single `·` anywhere in `dist/bundle/main.js`
- * made its 3.7 MB source cost 7.4 MB of the server's heap. rolldown's `charset: 'ascii'` escapes strings and regular
- * expressions; what it leaves are the legal comments it keeps (`/*! … *\/`) and tagged template literals, whose raw
- * text a tag may read. The first are escaped here; the second are reported, to be written as entities or escapes in
- * the source.
+ * when every character is Latin-1 and two bytes a character otherwise: a single `…` or `→` anywhere in
+ * `dist/bundle/main.js` made its 3.7 MB source cost 7.4 MB of the server's heap. rolldown's `charset: 'ascii'`
+ * escapes strings and regular expressions; what it leaves are the legal comments it keeps (`/*! … *\/`) and tagged
+ * template literals, whose raw text a tag may read. The first are escaped here; the second are reported, to be
+ * written as entities or escapes in the source.
  */
 
 /** A rolldown output plugin: escapes non-ASCII characters inside legal comments (harmless there). */
@@ -17,7 +17,10 @@ export const asciiLegalComments = {
   },
 };
 
-/** rolldown writes the legal comments it keeps on lines of their own; text inside a string never starts a line. */
+/**
+ * rolldown writes the legal comments it keeps on lines of their own. Only a line that starts with `/*!` or `//!` is
+ * taken for one; whatever is missed is reported by {@link nonAsciiLines}.
+ */
 const LEGAL_COMMENT = /^[ \t]*(?:\/\*![\s\S]*?\*\/|\/\/![^\n]*)/gm;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the range starts at NUL on purpose.
 const NON_ASCII = /[^\x00-\x7f]/g;
