@@ -38,10 +38,11 @@ export interface ProfileSummary {
 }
 
 const IDLE = '(idle)';
+const SQLITE = 'SQLite (native, via better-sqlite3)';
 
 /** Packages grouped under one name; any other package is named as itself. */
 const PACKAGE_GROUPS: Record<string, string> = {
-  'better-sqlite3': 'SQLite (native, via better-sqlite3)',
+  'better-sqlite3': SQLITE,
   kysely: 'Kysely (query building and execution)',
   openai: 'openai SDK (model requests)',
   fastify: 'Fastify (HTTP server)',
@@ -81,7 +82,7 @@ export function componentOfFile(file: string): string {
     const name = packageMatch[1].replace(/\\/g, '/');
     return PACKAGE_GROUPS[name] ?? PACKAGE_GROUPS[name.split('/')[0] ?? ''] ?? name;
   }
-  if (SQLITE_WRAPPER.test(file)) return PACKAGE_GROUPS['better-sqlite3'] ?? 'SQLite';
+  if (SQLITE_WRAPPER.test(file)) return SQLITE;
   const layer = OWN_LAYER.exec(file)?.[1];
   return layer && layer !== 'bundle' ? `PromptPipe: ${layer}` : 'other';
 }
