@@ -2,6 +2,11 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { DeliveryRecord, DeliveryRepository } from '../store.ts';
 import { fromTimestamp, optionalField, toTimestamp } from './column-codecs.ts';
 import type { Database, DeliveriesTable } from './database.ts';
+import { firstRow, preparedQuery } from './prepared-query.ts';
+
+const insertDelivery = preparedQuery((db, row: Insertable<DeliveriesTable>) =>
+  db.insertInto('deliveries').values(row).returningAll(),
+);
 
 /** `latest()` asks about at most this many ids per query (SQLite's parameter limit is far above it). */
 const LOOKUP_CHUNK = 500;
@@ -19,8 +24,8 @@ export function createDeliveryRepository(db: Kysely<Database>): DeliveryReposito
         error_message: delivery.errorMessage ?? null,
         created_at: toTimestamp(delivery.createdAt),
       };
-      const inserted = await db.insertInto('deliveries').values(row).returningAll().executeTakeFirstOrThrow();
-      return toDeliveryRecord(inserted);
+      const { rows } = await insertDelivery.execute(db, row);
+      return toDeliveryRecord(firstRow(rows));
     },
 
     async latest(outboundIds) {

@@ -1,22 +1,22 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { EventRepository, StoredEvent } from '../store.ts';
 import { fromJson, fromTimestamp, optionalField, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, EventsTable } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
+import { preparedQuery } from './prepared-query.ts';
+
+const insertEvent = preparedQuery((db, row: Insertable<EventsTable>) => db.insertInto('events').values(row));
 
 export function createEventRepository(db: Kysely<Database>): EventRepository {
   return {
     async record(event) {
-      await db
-        .insertInto('events')
-        .values({
-          participant_id: event.participantId ?? null,
-          type: event.type,
-          data: toJson(event.data),
-          source_message_id: event.sourceMessageId ?? null,
-          created_at: toTimestamp(event.createdAt),
-        })
-        .execute();
+      await insertEvent.execute(db, {
+        participant_id: event.participantId ?? null,
+        type: event.type,
+        data: toJson(event.data),
+        source_message_id: event.sourceMessageId ?? null,
+        created_at: toTimestamp(event.createdAt),
+      });
     },
 
     async list(filter = {}) {

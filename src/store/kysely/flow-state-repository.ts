@@ -5,26 +5,29 @@ import type { FlowState } from '../../domain/flow-state.ts';
 import type { FlowStateRepository } from '../store.ts';
 import { fromJson, fromTimestamp, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, FlowStatesTable } from './database.ts';
+import { preparedQuery } from './prepared-query.ts';
+
+const flowStateOf = preparedQuery((db, params: { participantId: string }) =>
+  db.selectFrom('flow_states').selectAll().where('participant_id', '=', params.participantId),
+);
+
+const upsertFlowState = preparedQuery((db, row: Insertable<FlowStatesTable>) => {
+  const { participant_id: _key, ...replacement } = row;
+  return db
+    .insertInto('flow_states')
+    .values(row)
+    .onConflict((conflict) => conflict.column('participant_id').doUpdateSet(replacement));
+});
 
 export function createFlowStateRepository(db: Kysely<Database>): FlowStateRepository {
   return {
     async get(participantId) {
-      const row = await db
-        .selectFrom('flow_states')
-        .selectAll()
-        .where('participant_id', '=', participantId)
-        .executeTakeFirst();
+      const [row] = (await flowStateOf.execute(db, { participantId })).rows;
       return row && toFlowState(row);
     },
 
     async save(state) {
-      const row = toFlowStateRow(state);
-      const { participant_id: _key, ...replacement } = row;
-      await db
-        .insertInto('flow_states')
-        .values(row)
-        .onConflict((conflict) => conflict.column('participant_id').doUpdateSet(replacement))
-        .execute();
+      await upsertFlowState.execute(db, toFlowStateRow(state));
     },
 
     async delete(participantId) {

@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { InboundMessage, InboundMessageRepository, NewInboundMessage } from '../store.ts';
 import {
   fromOptionalJson,
@@ -10,6 +10,7 @@ import {
 } from './column-codecs.ts';
 import type { Database, InboundMessagesTable } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
+import { preparedQuery } from './prepared-query.ts';
 import type { StoreDialect } from './store-dialect.ts';
 
 /**
@@ -18,8 +19,35 @@ import type { StoreDialect } from './store-dialect.ts';
  */
 const RECEIVED = sql.lit('received');
 
-export function createInboundMessageRepository(db: Kysely<Database>, dialect: StoreDialect): InboundMessageRepository {
+/** The new message's row, or none when its id or provider id is already stored. */
+const insertMessage = preparedQuery((db, row: Insertable<InboundMessagesTable>, dialect: StoreDialect) => {
   const arrivalOrder = dialect.nextInboundArrivalOrder(db);
+  return db
+    .insertInto('inbound_messages')
+    .values({ ...row, ...(arrivalOrder === undefined ? {} : { arrival_order: arrivalOrder }) })
+    .onConflict((conflict) => conflict.doNothing())
+    .returningAll();
+});
+
+const nextUnprocessed = preparedQuery((db, params: { participantId: string }) =>
+  db
+    .selectFrom('inbound_messages')
+    .selectAll()
+    .where('participant_id', '=', params.participantId)
+    .where('status', '=', RECEIVED)
+    .orderBy('arrival_order')
+    .limit(literalLimit(1)),
+);
+
+const markDone = preparedQuery(
+  (db, params: { id: string; status: 'processed' | 'failed'; processedAt: string; lastError: string | null }) =>
+    db
+      .updateTable('inbound_messages')
+      .set({ status: params.status, processed_at: params.processedAt, last_error: params.lastError })
+      .where('id', '=', params.id),
+);
+
+export function createInboundMessageRepository(db: Kysely<Database>, dialect: StoreDialect): InboundMessageRepository {
   async function findOriginal(message: NewInboundMessage): Promise<Selectable<InboundMessagesTable> | undefined> {
     if (message.providerMessageId === undefined) return undefined;
     return db
@@ -35,25 +63,25 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
       // ON CONFLICT DO NOTHING rather than look-then-insert: two deliveries of one message racing each other (a
       // provider retrying a webhook) must still store it once, and a unique violation would abort a PostgreSQL
       // transaction.
-      const inserted = await db
-        .insertInto('inbound_messages')
-        .values({
-          id: message.id,
-          ...(arrivalOrder === undefined ? {} : { arrival_order: arrivalOrder }),
-          channel: message.channel,
-          participant_id: message.participantId,
-          provider_message_id: message.providerMessageId ?? null,
-          from_phone: message.from,
-          text: message.text,
-          poll_answer: toOptionalJson(message.pollAnswer),
-          status: 'received',
-          received_at: toTimestamp(message.receivedAt),
-          processed_at: null,
-          last_error: null,
-        })
-        .onConflict((conflict) => conflict.doNothing())
-        .returningAll()
-        .executeTakeFirst();
+      const [inserted] = (
+        await insertMessage.execute(
+          db,
+          {
+            id: message.id,
+            channel: message.channel,
+            participant_id: message.participantId,
+            provider_message_id: message.providerMessageId ?? null,
+            from_phone: message.from,
+            text: message.text,
+            poll_answer: toOptionalJson(message.pollAnswer),
+            status: 'received',
+            received_at: toTimestamp(message.receivedAt),
+            processed_at: null,
+            last_error: null,
+          },
+          dialect,
+        )
+      ).rows;
       if (inserted !== undefined) return { message: toInboundMessage(inserted), duplicate: false };
       const original =
         (await findOriginal(message)) ??
@@ -68,19 +96,11 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
     },
 
     async markProcessed(id, now) {
-      await db
-        .updateTable('inbound_messages')
-        .set({ status: 'processed', processed_at: toTimestamp(now), last_error: null })
-        .where('id', '=', id)
-        .execute();
+      await markDone.execute(db, { id, status: 'processed', processedAt: toTimestamp(now), lastError: null });
     },
 
     async markFailed(id, error, now) {
-      await db
-        .updateTable('inbound_messages')
-        .set({ status: 'failed', processed_at: toTimestamp(now), last_error: error })
-        .where('id', '=', id)
-        .execute();
+      await markDone.execute(db, { id, status: 'failed', processedAt: toTimestamp(now), lastError: error });
     },
 
     async listUnprocessed() {
@@ -95,14 +115,7 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
     },
 
     async nextUnprocessed(participantId) {
-      const row = await db
-        .selectFrom('inbound_messages')
-        .selectAll()
-        .where('participant_id', '=', participantId)
-        .where('status', '=', RECEIVED)
-        .orderBy('arrival_order')
-        .limit(literalLimit(1))
-        .executeTakeFirst();
+      const [row] = (await nextUnprocessed.execute(db, { participantId })).rows;
       return row && toInboundMessage(row);
     },
 

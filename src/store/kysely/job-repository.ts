@@ -1,9 +1,10 @@
-import { type Kysely, type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
+import { type Insertable, type Kysely, type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import { type Job, type JobRepository, JobStatus } from '../store.ts';
 import { fromJson, fromOptionalTimestamp, fromTimestamp, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, JobsTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';
 import { literalLimit } from './literal-limit.ts';
+import { firstRow, preparedQuery } from './prepared-query.ts';
 import type { StoreDialect } from './store-dialect.ts';
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -19,6 +20,48 @@ function literal(status: JobStatus) {
   return sql.lit(status);
 }
 
+const insertJob = preparedQuery((db, row: Insertable<JobsTable>, dialect: StoreDialect) => {
+  const enqueueOrder = dialect.nextJobEnqueueOrder(db);
+  return db
+    .insertInto('jobs')
+    .values({ ...row, ...(enqueueOrder === undefined ? {} : { enqueue_order: enqueueOrder }) })
+    .returningAll();
+});
+
+const completeJob = preparedQuery((db, params: { id: string; updatedAt: string }) =>
+  db
+    .updateTable('jobs')
+    .set({ status: JobStatus.COMPLETED, lease_until: null, updated_at: params.updatedAt })
+    .where('id', '=', params.id)
+    .where('status', '=', literal(JobStatus.RUNNING)),
+);
+
+/** One statement: the runner asks after every batch. */
+const nextDueAt = preparedQuery((db, _params: Record<string, never>) =>
+  db.selectNoFrom((expression) => [
+    expression
+      .selectFrom('jobs')
+      .select((inner) => inner.fn.min('run_at').as('at'))
+      .where('status', '=', literal(JobStatus.PENDING))
+      .as('pending_at'),
+    expression
+      .selectFrom('jobs')
+      .select((inner) => inner.fn.min('lease_until').as('at'))
+      .where('status', '=', literal(JobStatus.RUNNING))
+      .as('lease_at'),
+  ]),
+);
+
+/** Whether a job of this kind and participant holds later ones back ({@link holdsBackLaterJobs}). */
+const earlierActive = preparedQuery((db, params: { kind: string; participantId: string; nowText: string }) => {
+  const sameKey = sql<SqlBool>`${sql.ref('jobs.participant_id')} = ${params.participantId} and ${sql.ref('jobs.kind')} = ${params.kind}`;
+  return db
+    .selectFrom('jobs')
+    .select('id')
+    .where(holdsBackLaterJobs('jobs', params.nowText, sameKey))
+    .limit(literalLimit(1));
+});
+
 export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect): JobRepository {
   return {
     enqueue(job, now, options = {}) {
@@ -33,14 +76,18 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
           job.runAt.getTime() <= now.getTime() &&
           !(
             job.participantId !== undefined &&
-            (await hasEarlierActive(transaction, job.kind, job.participantId, toTimestamp(now)))
+            (
+              await earlierActive.execute(transaction, {
+                kind: job.kind,
+                participantId: job.participantId,
+                nowText: toTimestamp(now),
+              })
+            ).rows.length > 0
           );
-        const enqueueOrder = dialect.nextJobEnqueueOrder(transaction);
-        const row = await transaction
-          .insertInto('jobs')
-          .values({
+        const { rows } = await insertJob.execute(
+          transaction,
+          {
             id: job.id,
-            ...(enqueueOrder === undefined ? {} : { enqueue_order: enqueueOrder }),
             kind: job.kind,
             participant_id: job.participantId ?? null,
             run_at: toTimestamp(job.runAt),
@@ -54,12 +101,12 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
             dedup_key: job.dedupKey ?? null,
             created_at: toTimestamp(now),
             updated_at: toTimestamp(now),
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+          },
+          dialect,
+        );
         // A claimed job is already its runner's: there is nothing for other runners to wake up for.
         if (!claimed) await dialect.announceJobEnqueued(transaction);
-        return toJob(row);
+        return toJob(firstRow(rows));
       });
     },
 
@@ -196,12 +243,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
     },
 
     async complete(id, now) {
-      await db
-        .updateTable('jobs')
-        .set({ status: JobStatus.COMPLETED, lease_until: null, updated_at: toTimestamp(now) })
-        .where('id', '=', id)
-        .where('status', '=', literal(JobStatus.RUNNING))
-        .execute();
+      await completeJob.execute(db, { id, updatedAt: toTimestamp(now) });
     },
 
     fail(id, error, now, retryAt) {
@@ -239,21 +281,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
     },
 
     async nextDueAt() {
-      // One statement: the runner asks after every batch.
-      const row = await db
-        .selectNoFrom((expression) => [
-          expression
-            .selectFrom('jobs')
-            .select((inner) => inner.fn.min('run_at').as('at'))
-            .where('status', '=', literal(JobStatus.PENDING))
-            .as('pending_at'),
-          expression
-            .selectFrom('jobs')
-            .select((inner) => inner.fn.min('lease_until').as('at'))
-            .where('status', '=', literal(JobStatus.RUNNING))
-            .as('lease_at'),
-        ])
-        .executeTakeFirst();
+      const [row] = (await nextDueAt.execute(db, {})).rows;
       const instants = [row?.pending_at, row?.lease_at]
         .filter((value): value is Date | string => value !== null && value !== undefined)
         .map((value) => fromTimestamp(value));
@@ -298,23 +326,6 @@ function holdsBackLaterJobs(table: 'jobs' | 'earlier', nowText: string, sameKey?
   const column = (name: 'status' | 'run_at' | 'lease_until') => sql.ref(`${table}.${name}`);
   const also = sameKey ? sql` and ${sameKey}` : sql``;
   return sql<SqlBool>`((${column('status')} = ${literal(JobStatus.PENDING)} and ${column('run_at')} <= ${nowText}${also}) or (${column('status')} = ${literal(JobStatus.RUNNING)} and ${column('lease_until')} >= ${nowText}${also}))`;
-}
-
-/** Whether a job of this kind and participant holds later ones back ({@link holdsBackLaterJobs}). */
-async function hasEarlierActive(
-  db: Kysely<Database>,
-  kind: string,
-  participantId: string,
-  nowText: string,
-): Promise<boolean> {
-  const sameKey = sql<SqlBool>`${sql.ref('jobs.participant_id')} = ${participantId} and ${sql.ref('jobs.kind')} = ${kind}`;
-  const row = await db
-    .selectFrom('jobs')
-    .select('id')
-    .where(holdsBackLaterJobs('jobs', nowText, sameKey))
-    .limit(literalLimit(1))
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 async function cancelPendingByKey(db: Kysely<Database>, dedupKey: string, now: Date): Promise<number> {

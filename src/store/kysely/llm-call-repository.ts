@@ -1,32 +1,33 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { LlmCall, LlmCallRepository, NewLlmCall } from '../store.ts';
 import { fromTimestamp, optionalField, toTimestamp } from './column-codecs.ts';
 import type { Database, LlmCallsTable } from './database.ts';
+import { firstRow, preparedQuery } from './prepared-query.ts';
+
+const insertCall = preparedQuery((db, row: Insertable<LlmCallsTable>) =>
+  db.insertInto('llm_calls').values(row).returning('id'),
+);
 
 export function createLlmCallRepository(db: Kysely<Database>): LlmCallRepository {
   return {
     async record(call: NewLlmCall) {
-      const row = await db
-        .insertInto('llm_calls')
-        .values({
-          participant_id: call.participantId ?? null,
-          purpose: call.purpose,
-          model: call.model,
-          provider_host: call.providerHost,
-          temperature: call.temperature ?? null,
-          prompt_file: call.promptFile ?? null,
-          prompt_version: call.promptVersion ?? null,
-          prompt_tokens: call.promptTokens ?? null,
-          completion_tokens: call.completionTokens ?? null,
-          total_tokens: call.totalTokens ?? null,
-          latency_ms: Math.round(call.latencyMs),
-          outcome: call.outcome,
-          error: call.error ?? null,
-          created_at: toTimestamp(call.createdAt),
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return Number(row.id);
+      const { rows } = await insertCall.execute(db, {
+        participant_id: call.participantId ?? null,
+        purpose: call.purpose,
+        model: call.model,
+        provider_host: call.providerHost,
+        temperature: call.temperature ?? null,
+        prompt_file: call.promptFile ?? null,
+        prompt_version: call.promptVersion ?? null,
+        prompt_tokens: call.promptTokens ?? null,
+        completion_tokens: call.completionTokens ?? null,
+        total_tokens: call.totalTokens ?? null,
+        latency_ms: Math.round(call.latencyMs),
+        outcome: call.outcome,
+        error: call.error ?? null,
+        created_at: toTimestamp(call.createdAt),
+      });
+      return Number(firstRow(rows).id);
     },
 
     async getMany(ids) {

@@ -4,6 +4,11 @@ import type { Participant, ParticipantStatus } from '../../domain/participant.ts
 import type { ParticipantRepository } from '../store.ts';
 import { fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database, ParticipantsTable } from './database.ts';
+import { preparedQuery } from './prepared-query.ts';
+
+const participantById = preparedQuery((db, params: { id: string }) =>
+  db.selectFrom('participants').selectAll().where('id', '=', params.id),
+);
 
 export function createParticipantRepository(db: Kysely<Database>): ParticipantRepository {
   function selectParticipants(filter: { status?: ParticipantStatus } = {}) {
@@ -29,7 +34,7 @@ export function createParticipantRepository(db: Kysely<Database>): ParticipantRe
     },
 
     async get(id) {
-      const row = await db.selectFrom('participants').selectAll().where('id', '=', id).executeTakeFirst();
+      const [row] = (await participantById.execute(db, { id })).rows;
       return row && toParticipant(row);
     },
 

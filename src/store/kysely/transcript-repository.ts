@@ -5,6 +5,53 @@ import { fromOptionalJson, fromTimestamp, optionalField, toOptionalJson, toTimes
 import type { Database, TranscriptTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';
 import { literalLimit } from './literal-limit.ts';
+import { firstRow, type PreparedQuery, preparedQuery } from './prepared-query.ts';
+
+const insertEntry = preparedQuery((db, row: Insertable<TranscriptTable>) =>
+  db.insertInto('transcript').values(row).returningAll(),
+);
+
+const forSourceMessage = preparedQuery((db, params: { participantId: string; sourceMessageId: string }) =>
+  db
+    .selectFrom('transcript')
+    .selectAll()
+    .where('source_message_id', '=', params.sourceMessageId)
+    .where(TURN_ANCHOR_ROWS)
+    .where('participant_id', '=', params.participantId)
+    .orderBy('id', 'asc'),
+);
+
+type AfterLastMessageQuery = PreparedQuery<{ participantId: string }, Selectable<TranscriptTable>>;
+
+/** One prepared query per limit (a literal in the SQL); callers use one or two limits. */
+const afterLastMessageQueries = new Map<number, AfterLastMessageQuery>();
+
+function afterLastMessageQuery(limit: number): AfterLastMessageQuery {
+  let query = afterLastMessageQueries.get(limit);
+  if (query === undefined) {
+    const limitLiteral = literalLimit(limit);
+    query = preparedQuery((db, params: { participantId: string }) => {
+      // Role as a literal, like every transcript query: a bound role would make SQLite plan the statement again on
+      // every run (the partial index of migration 012 is restricted on it).
+      const lastMessage = db
+        .selectFrom('transcript as message')
+        .select('message.id')
+        .where('message.participant_id', '=', params.participantId)
+        .where(sql<boolean>`message.role = 'user'`)
+        .orderBy('message.id', 'desc')
+        .limit(literalLimit(1));
+      return db
+        .selectFrom('transcript')
+        .selectAll()
+        .where('participant_id', '=', params.participantId)
+        .where(({ eb, fn }) => eb('id', '>', fn.coalesce(lastMessage, sql.lit(0))))
+        .orderBy('id', 'desc')
+        .limit(limitLiteral);
+    });
+    afterLastMessageQueries.set(limit, query);
+  }
+  return query;
+}
 
 export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepository {
   return {
@@ -14,12 +61,8 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
       return inTransaction(db, async (transaction) => {
         const stored: TranscriptEntry[] = [];
         for (const entry of entries) {
-          const row = await transaction
-            .insertInto('transcript')
-            .values(toTranscriptRow(entry))
-            .returningAll()
-            .executeTakeFirstOrThrow();
-          stored.push(toTranscriptEntry(row));
+          const { rows } = await insertEntry.execute(transaction, toTranscriptRow(entry));
+          stored.push(toTranscriptEntry(firstRow(rows)));
         }
         return stored;
       });
@@ -38,35 +81,12 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
     },
 
     async afterLastMessage(participantId, options) {
-      // Role as a literal, like every transcript query: a bound role would make SQLite plan the statement again on
-      // every run (the partial index of migration 012 is restricted on it).
-      const lastMessage = db
-        .selectFrom('transcript as message')
-        .select('message.id')
-        .where('message.participant_id', '=', participantId)
-        .where(sql<boolean>`message.role = 'user'`)
-        .orderBy('message.id', 'desc')
-        .limit(literalLimit(1));
-      const rows = await db
-        .selectFrom('transcript')
-        .selectAll()
-        .where('participant_id', '=', participantId)
-        .where(({ eb, fn }) => eb('id', '>', fn.coalesce(lastMessage, sql.lit(0))))
-        .orderBy('id', 'desc')
-        .limit(literalLimit(options.limit))
-        .execute();
+      const { rows } = await afterLastMessageQuery(options.limit).execute(db, { participantId });
       return rows.reverse().map(toTranscriptEntry);
     },
 
     async forSourceMessage(participantId, sourceMessageId) {
-      const rows = await db
-        .selectFrom('transcript')
-        .selectAll()
-        .where('source_message_id', '=', sourceMessageId)
-        .where(TURN_ANCHOR_ROWS)
-        .where('participant_id', '=', participantId)
-        .orderBy('id', 'asc')
-        .execute();
+      const { rows } = await forSourceMessage.execute(db, { participantId, sourceMessageId });
       return rows.map(toTranscriptEntry);
     },
 
