@@ -10,7 +10,8 @@ import { type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from 'kys
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.ts';
-import { firstRow, preparedQuery } from '../../src/store/kysely/prepared-query.ts';
+import type { Database } from '../../src/store/kysely/database.ts';
+import { firstRow, preparedByLimit, preparedQuery } from '../../src/store/kysely/prepared-query.ts';
 
 interface Tables {
   notes: { id: Generated<number>; author: string; text: string; kind: string };
@@ -154,6 +155,34 @@ describe('prepared queries across databases', () => {
       { author: 'cy' },
     ]);
     expect(await two.selectFrom('notes').select('author').execute()).toEqual([{ author: 'ben' }]);
+  });
+
+  it('by limit: each limit gets its own literal LIMIT, and an invalid one is refused', async () => {
+    const sqlite = new BetterSqlite3(':memory:');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    await sql`create table events (id integer primary key, type text not null)`.execute(db);
+    for (let id = 1; id <= 40; id += 1) await sql`insert into events (id, type) values (${id}, 'x')`.execute(db);
+    const compiled: string[] = [];
+    const newest = preparedByLimit((database, params: { type: string }, limit) => {
+      const query = database.selectFrom('events').select('id').where('type', '=', params.type).orderBy('id', 'desc');
+      compiled.push(query.limit(limit).compile().sql);
+      return query.limit(limit);
+    });
+    const ids = async (limit: number) =>
+      (await newest(limit).execute(db, { type: 'x' })).rows.map((row) => Number(row.id));
+
+    expect(await ids(3)).toEqual([40, 39, 38]);
+    expect(await ids(1)).toEqual([40]);
+    expect(await ids(3)).toEqual([40, 39, 38]);
+    expect(compiled).toEqual([
+      'select "id" from "events" where "type" = ? order by "id" desc limit 3',
+      'select "id" from "events" where "type" = ? order by "id" desc limit 1',
+    ]);
+    // More limits than are kept: every one still answers with its own limit.
+    for (let limit = 1; limit <= 40; limit += 1) expect(await ids(limit)).toHaveLength(limit);
+    expect(() => newest(-1)).toThrow(AppError);
+    expect(() => newest(2.5)).toThrow(/non-negative integer/);
+    await db.destroy();
   });
 
   it('firstRow refuses an empty result', () => {

@@ -328,14 +328,17 @@ function holdsBackLaterJobs(table: 'jobs' | 'earlier', nowText: string, sameKey?
   return sql<SqlBool>`((${column('status')} = ${literal(JobStatus.PENDING)} and ${column('run_at')} <= ${nowText}${also}) or (${column('status')} = ${literal(JobStatus.RUNNING)} and ${column('lease_until')} >= ${nowText}${also}))`;
 }
 
-async function cancelPendingByKey(db: Kysely<Database>, dedupKey: string, now: Date): Promise<number> {
-  const result = await db
+const cancelPending = preparedQuery((db, params: { dedupKey: string; updatedAt: string }) =>
+  db
     .updateTable('jobs')
-    .set({ status: JobStatus.CANCELLED, updated_at: toTimestamp(now) })
-    .where('dedup_key', '=', dedupKey)
-    .where('status', '=', literal(JobStatus.PENDING))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .set({ status: JobStatus.CANCELLED, updated_at: params.updatedAt })
+    .where('dedup_key', '=', params.dedupKey)
+    .where('status', '=', literal(JobStatus.PENDING)),
+);
+
+async function cancelPendingByKey(db: Kysely<Database>, dedupKey: string, now: Date): Promise<number> {
+  const result = await cancelPending.execute(db, { dedupKey, updatedAt: toTimestamp(now) });
+  return Number(result.numAffectedRows ?? 0);
 }
 
 /**

@@ -14,6 +14,7 @@
 import { type Compilable, type CompiledQuery, createQueryId, type Kysely, type QueryResult } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { Database } from './database.ts';
+import { literalLimit } from './literal-limit.ts';
 
 /** Where a compiled parameter comes from: the call's value of a named parameter, or a constant of the query. */
 type Binding = { readonly name: string } | { readonly constant: unknown };
@@ -90,6 +91,29 @@ export function preparedQuery<Params extends object, Row, Context = undefined, D
       );
       return db.executeQuery<Row>({ ...template.compiled, parameters, queryId: createQueryId() });
     },
+  };
+}
+
+/** Distinct limits kept per query; past it the kept ones are dropped (a limit can come from a request). */
+const MAX_LIMITS_KEPT = 32;
+
+/**
+ * Prepared queries that differ only in their LIMIT, which is written into the SQL text (literal-limit.ts): one per
+ * limit value, made when first asked for. An invalid limit is refused before anything is built.
+ */
+export function preparedByLimit<Params extends object, Row>(
+  build: (db: Kysely<Database>, params: Params, limit: ReturnType<typeof literalLimit>) => Compilable<Row>,
+): (limit: number) => PreparedQuery<Params, Row> {
+  const byLimit = new Map<number, PreparedQuery<Params, Row>>();
+  return (limit) => {
+    let query = byLimit.get(limit);
+    if (query === undefined) {
+      const literal = literalLimit(limit);
+      query = preparedQuery((db: Kysely<Database>, params: Params) => build(db, params, literal));
+      if (byLimit.size >= MAX_LIMITS_KEPT) byLimit.clear();
+      byLimit.set(limit, query);
+    }
+    return query;
   };
 }
 

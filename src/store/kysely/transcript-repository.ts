@@ -5,7 +5,7 @@ import { fromOptionalJson, fromTimestamp, optionalField, toOptionalJson, toTimes
 import type { Database, TranscriptTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';
 import { literalLimit } from './literal-limit.ts';
-import { firstRow, type PreparedQuery, preparedQuery } from './prepared-query.ts';
+import { firstRow, preparedByLimit, preparedQuery } from './prepared-query.ts';
 
 const insertEntry = preparedQuery((db, row: Insertable<TranscriptTable>) =>
   db.insertInto('transcript').values(row).returningAll(),
@@ -21,37 +21,34 @@ const forSourceMessage = preparedQuery((db, params: { participantId: string; sou
     .orderBy('id', 'asc'),
 );
 
-type AfterLastMessageQuery = PreparedQuery<{ participantId: string }, Selectable<TranscriptTable>>;
+const afterLastMessage = preparedByLimit((db, params: { participantId: string }, limit) => {
+  // Role as a literal, like every transcript query: a bound role would make SQLite plan the statement again on every
+  // run (the partial index of migration 012 is restricted on it).
+  const lastMessage = db
+    .selectFrom('transcript as message')
+    .select('message.id')
+    .where('message.participant_id', '=', params.participantId)
+    .where(sql<boolean>`message.role = 'user'`)
+    .orderBy('message.id', 'desc')
+    .limit(literalLimit(1));
+  return db
+    .selectFrom('transcript')
+    .selectAll()
+    .where('participant_id', '=', params.participantId)
+    .where(({ eb, fn }) => eb('id', '>', fn.coalesce(lastMessage, sql.lit(0))))
+    .orderBy('id', 'desc')
+    .limit(limit);
+});
 
-/** One prepared query per limit (a literal in the SQL); callers use one or two limits. */
-const afterLastMessageQueries = new Map<number, AfterLastMessageQuery>();
-
-function afterLastMessageQuery(limit: number): AfterLastMessageQuery {
-  let query = afterLastMessageQueries.get(limit);
-  if (query === undefined) {
-    const limitLiteral = literalLimit(limit);
-    query = preparedQuery((db, params: { participantId: string }) => {
-      // Role as a literal, like every transcript query: a bound role would make SQLite plan the statement again on
-      // every run (the partial index of migration 012 is restricted on it).
-      const lastMessage = db
-        .selectFrom('transcript as message')
-        .select('message.id')
-        .where('message.participant_id', '=', params.participantId)
-        .where(sql<boolean>`message.role = 'user'`)
-        .orderBy('message.id', 'desc')
-        .limit(literalLimit(1));
-      return db
-        .selectFrom('transcript')
-        .selectAll()
-        .where('participant_id', '=', params.participantId)
-        .where(({ eb, fn }) => eb('id', '>', fn.coalesce(lastMessage, sql.lit(0))))
-        .orderBy('id', 'desc')
-        .limit(limitLiteral);
-    });
-    afterLastMessageQueries.set(limit, query);
-  }
-  return query;
-}
+/** A participant's newest entries (the page a chat view opens on, the poll numbering's look-back). */
+const latestEntries = preparedByLimit((db, params: { participantId: string }, limit) =>
+  db
+    .selectFrom('transcript')
+    .selectAll()
+    .where('participant_id', '=', params.participantId)
+    .orderBy('id', 'desc')
+    .limit(limit),
+);
 
 export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepository {
   return {
@@ -69,6 +66,10 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
     },
 
     async list(participantId, options = {}) {
+      if (options.before === undefined && options.limit !== undefined) {
+        const { rows } = await latestEntries(options.limit).execute(db, { participantId });
+        return rows.reverse().map(toTranscriptEntry);
+      }
       let query = db.selectFrom('transcript').selectAll().where('participant_id', '=', participantId);
       if (options.before !== undefined) query = query.where('id', '<', options.before);
       if (options.limit === undefined) {
@@ -81,7 +82,7 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
     },
 
     async afterLastMessage(participantId, options) {
-      const { rows } = await afterLastMessageQuery(options.limit).execute(db, { participantId });
+      const { rows } = await afterLastMessage(options.limit).execute(db, { participantId });
       return rows.reverse().map(toTranscriptEntry);
     },
 
