@@ -5,9 +5,11 @@ import { flowStateWriteBenchmark } from './store/flow-state-write.ts';
 import { jobClaimBenchmark } from './store/job-claim.ts';
 import { jobEnqueueBenchmark } from './store/job-enqueue.ts';
 import { transcriptAppendBenchmark } from './store/transcript-append.ts';
+import { writeTransactionBenchmark } from './store/write-transaction.ts';
 import type { Benchmark } from './support/benchmark.ts';
 
 export const BENCHMARKS: readonly Benchmark[] = [
+  writeTransactionBenchmark,
   transcriptAppendBenchmark,
   flowStateWriteBenchmark,
   jobEnqueueBenchmark,
