@@ -76,13 +76,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
           job.runAt.getTime() <= now.getTime() &&
           !(
             job.participantId !== undefined &&
-            (
-              await earlierActive.execute(transaction, {
-                kind: job.kind,
-                participantId: job.participantId,
-                nowText: toTimestamp(now),
-              })
-            ).rows.length > 0
+            (await hasEarlierActive(transaction, job.kind, job.participantId, toTimestamp(now)))
           );
         const { rows } = await insertJob.execute(
           transaction,
@@ -326,6 +320,16 @@ function holdsBackLaterJobs(table: 'jobs' | 'earlier', nowText: string, sameKey?
   const column = (name: 'status' | 'run_at' | 'lease_until') => sql.ref(`${table}.${name}`);
   const also = sameKey ? sql` and ${sameKey}` : sql``;
   return sql<SqlBool>`((${column('status')} = ${literal(JobStatus.PENDING)} and ${column('run_at')} <= ${nowText}${also}) or (${column('status')} = ${literal(JobStatus.RUNNING)} and ${column('lease_until')} >= ${nowText}${also}))`;
+}
+
+async function hasEarlierActive(
+  db: Kysely<Database>,
+  kind: string,
+  participantId: string,
+  nowText: string,
+): Promise<boolean> {
+  const { rows } = await earlierActive.execute(db, { kind, participantId, nowText });
+  return rows.length > 0;
 }
 
 const cancelPending = preparedQuery((db, params: { dedupKey: string; updatedAt: string }) =>

@@ -77,13 +77,16 @@ export function preparedQuery<Params extends object, Row, Context = undefined, D
           return Promise.reject(error);
         }
         templates.set(adapter, template);
-      } else if (keys.length !== template.names.length || keys.some((key) => !template?.names.includes(key))) {
-        return Promise.reject(
-          new AppError(
-            'internal',
-            `prepared query called with parameters [${keys.join(', ')}]; it was built with [${template.names.join(', ')}]`,
-          ),
-        );
+      } else {
+        const { names } = template;
+        if (keys.length !== names.length || keys.some((key) => !names.includes(key))) {
+          return Promise.reject(
+            new AppError(
+              'internal',
+              `prepared query called with parameters [${keys.join(', ')}]; it was built with [${names.join(', ')}]`,
+            ),
+          );
+        }
       }
       const values = params as Record<string, unknown>;
       const parameters = template.bindings.map((binding) =>
