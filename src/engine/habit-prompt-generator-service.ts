@@ -105,7 +105,7 @@ export function createHabitPromptGenerator(dependencies: {
         await response.recordProvenance?.(store);
         return { ok: false, missing: [], error: 'The prompt generator returned an empty prompt.' };
       }
-      await store.transaction(async (tx) => {
+      const record = async (tx: Store) => {
         await response.recordProvenance?.(tx);
         await writeData(tx, participantId, { [DataKey.lastHabitPrompt]: prompt }, now);
         await tx.events.record({
@@ -115,7 +115,9 @@ export function createHabitPromptGenerator(dependencies: {
           createdAt: now,
           ...(options.sourceMessageId ? { sourceMessageId: options.sourceMessageId } : {}),
         });
-      });
+      };
+      if (options.deferRecord) return { ok: true, prompt, warnings, record };
+      await store.transaction(record);
       return { ok: true, prompt, warnings };
     },
   };

@@ -2,10 +2,21 @@
  * The habit-prompt generator's port, shared by the `generate_habit_prompt` tool (in conversation) and the
  * scheduler (daily delivery). Implemented by `createHabitPromptGenerator` in `habit-prompt-generator-service.ts`.
  */
+import type { Store } from '../store/store.ts';
+
 export type DeliveryMode = 'immediate' | 'scheduled';
 
 export type HabitPromptOutcome =
-  | { ok: true; prompt: string; warnings: string[] }
+  | {
+      ok: true;
+      prompt: string;
+      warnings: string[];
+      /**
+       * Only when `deferRecord` was asked: the generation's writes (the call's provenance, `lastHabitPrompt`, the
+       * `habit-prompt-generated` event), for the caller to run in the transaction that keeps the prompt.
+       */
+      record?: (tx: Store) => Promise<void>;
+    }
   /** `missing` names the mandatory profile fields that are empty (prompt_anchor, preferred_time). */
   | { ok: false; error: string; missing: string[] };
 
@@ -17,6 +28,15 @@ export interface HabitPromptGenerator {
    */
   generate(
     participantId: string,
-    options: { deliveryMode: DeliveryMode; personalizationNotes?: string; sourceMessageId?: string },
+    options: {
+      deliveryMode: DeliveryMode;
+      personalizationNotes?: string;
+      sourceMessageId?: string;
+      /**
+       * Write nothing after the model answered, and return the writes as `record` instead: the daily prompt commits
+       * them with the prompt it sends, so a prompt that is never sent leaves no trace of having been kept.
+       */
+      deferRecord?: boolean;
+    },
   ): Promise<HabitPromptOutcome>;
 }

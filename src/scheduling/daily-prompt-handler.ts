@@ -6,12 +6,12 @@
  *    the schedule's current timer. Otherwise complete silently.
  * 2. More than `missedPromptGraceMs` late (the server was down): skip, record `prompt-skipped`, arm the next day.
  * 3. Generate the prompt outside any transaction (an LLM call); on failure use a plain fallback prompt.
- * 4. Send the prompt text, then the Done poll as its own poll message.
- * 5. One transaction: `lastPromptSentAt`, `total_prompts + 1`, the prompt in the working history, the
- *    `afterPromptSent` hook (reminder, intensity poll, auto-feedback), the next occurrence, a `prompt-sent` event.
- * 6. Send what the hook asked for (the intensity poll), after the commit.
+ * 4. One transaction: the generator's record (the call's provenance, `lastHabitPrompt`), the prompt text, then the
+ *    Done poll as its own poll message, `lastPromptSentAt`, `total_prompts + 1`, the prompt in the working history,
+ *    the `afterPromptSent` hook (reminder, intensity poll, auto-feedback) and what it asked to send (the intensity
+ *    poll), the next occurrence, a `prompt-sent` event.
  *
- * Step 5 moves the schedule's `timer_id` to the next job, which is what makes a re-run of this job (the process
+ * Step 4 moves the schedule's `timer_id` to the next job, which is what makes a re-run of this job (the process
  * stopped after the commit but before the job was marked completed) complete silently instead of prompting twice.
  */
 import { DataKey } from '../domain/data-keys.ts';
@@ -39,7 +39,7 @@ import { readSchedules, type ScheduleInfo } from './schedule-registry.ts';
 import { addLocalDays } from './schedule-time.ts';
 import type { SchedulingLog } from './scheduling-log.ts';
 
-/** A message the hook wants sent after the delivery's transaction commits (e.g. the intensity poll). */
+/** A message the hook wants sent with the prompt, after its Done poll (e.g. the intensity poll). */
 export interface FollowUpSend {
   participantId: string;
   message: Outgoing;
@@ -59,8 +59,8 @@ export interface PromptSentEvent {
 
 /**
  * Runs inside the delivery's transaction, after the prompt is recorded: the timers plug in here (daily prompt
- * reminder, intensity poll check, auto-feedback enforcement, engagement count). It must not send (the messenger
- * opens its own transaction); it returns the messages to send after the commit instead.
+ * reminder, intensity poll check, auto-feedback enforcement, engagement count). It does not send; it returns the
+ * messages to send, which the handler sends in the same transaction, after the Done poll.
  */
 export type AfterPromptSentHook = (
   tx: StoreRepositories,
@@ -109,6 +109,13 @@ export function fallbackPrompt(
   return anchor
     ? messages.t(language, 'dailyPrompt.fallbackWithAnchor', { habit, anchor })
     : messages.t(language, 'dailyPrompt.fallback', { habit });
+}
+
+interface GeneratedPrompt {
+  prompt: string;
+  fallback: boolean;
+  /** The generator's writes, committed with the prompt (see `deferRecord`). */
+  record?: (tx: Store) => Promise<void>;
 }
 
 type Precondition =
@@ -176,12 +183,14 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
     log.info({ participantId: participant.id, reason, nextPromptAt: armed.job.runAt.toISOString() }, 'prompt skipped');
   }
 
-  async function generatePrompt(participant: Participant): Promise<{ prompt: string; fallback: boolean }> {
+  async function generatePrompt(participant: Participant): Promise<GeneratedPrompt> {
     const participantId = participant.id;
     let failure: { error: string; missing: string[] };
     try {
-      const outcome = await promptGenerator.generate(participantId, { deliveryMode: 'scheduled' });
-      if (outcome.ok) return { prompt: outcome.prompt, fallback: false };
+      const outcome = await promptGenerator.generate(participantId, { deliveryMode: 'scheduled', deferRecord: true });
+      if (outcome.ok) {
+        return { prompt: outcome.prompt, fallback: false, ...(outcome.record ? { record: outcome.record } : {}) };
+      }
       failure = { error: outcome.error, missing: outcome.missing };
     } catch (error) {
       failure = { error: errorMessage(error), missing: [] };
@@ -220,9 +229,11 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
       }
     }
 
-    const { prompt, fallback } = await generatePrompt(participant);
-    // The prompt, its poll and the day's bookkeeping commit together: a failure leaves no half-sent prompt behind.
-    const followUps = await store.transaction(async (tx) => {
+    const { prompt, fallback, record } = await generatePrompt(participant);
+    // The generated prompt, the prompt, its poll, the day's bookkeeping and the hook's follow-ups commit together: a
+    // failure leaves no half-sent prompt behind, and a crash after the commit loses no follow-up.
+    await store.transaction(async (tx) => {
+      await record?.(tx);
       await messenger.send(
         participant.id,
         { type: 'text', text: prompt },
@@ -260,7 +271,7 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
         [{ role: 'assistant', content: prompt, timestamp: sentAt.toISOString() }],
         now,
       );
-      const sends =
+      const followUps =
         (await options.afterPromptSent?.(tx, {
           participantId: participant.id,
           participant,
@@ -268,6 +279,7 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
           prompt,
           fallback,
         })) ?? [];
+      for (const send of followUps) await messenger.send(send.participantId, send.message, send.options, tx);
       const next = await armNext(tx, participant.id, schedule, payload);
       await tx.events.record({
         participantId: participant.id,
@@ -283,17 +295,7 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
         },
         createdAt: now,
       });
-      return sends;
     });
     options.onJobEnqueued?.();
-    for (const send of followUps) {
-      try {
-        await messenger.send(send.participantId, send.message, send.options);
-      } catch (error) {
-        // The prompt is delivered and recorded; failing the job now would only skip to a silent re-run. A lost
-        // follow-up (an intensity poll) is the lesser harm.
-        log.error({ participantId: participant.id, error: errorMessage(error) }, 'follow-up after prompt not sent');
-      }
-    }
   };
 }

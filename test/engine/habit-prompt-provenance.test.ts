@@ -60,6 +60,34 @@ describe('the habit prompt generator’s provenance', () => {
     expect(event?.data).toMatchObject({ prompt: 'Walk for five minutes after your coffee.' });
   });
 
+  it('with deferRecord, writes nothing until the caller runs its record in the transaction that keeps the prompt', async () => {
+    const outcome = await generatorAnswering('Walk after your coffee.').generate('p_1', {
+      deliveryMode: 'scheduled',
+      deferRecord: true,
+    });
+    if (!outcome.ok || !outcome.record) throw new Error('expected a generated prompt with its record');
+    const { record } = outcome;
+    const lastPrompt = async () => (await store.flowStates.get('p_1'))?.stateData[DataKey.lastHabitPrompt];
+    expect(await calls()).toEqual([]);
+    expect(await store.events.list({ type: 'habit-prompt-generated' })).toEqual([]);
+    expect(await lastPrompt()).toBeUndefined();
+
+    // A transaction that fails after it keeps none of it.
+    await expect(
+      store.transaction(async (tx) => {
+        await record(tx);
+        throw new Error('the prompt could not be sent');
+      }),
+    ).rejects.toThrow('the prompt could not be sent');
+    expect(await calls()).toEqual([]);
+    expect(await lastPrompt()).toBeUndefined();
+
+    await store.transaction(record);
+    expect((await calls()).map((call) => [call.purpose, call.outcome])).toEqual([['prompt-generator', 'success']]);
+    expect(await store.events.list({ type: 'habit-prompt-generated' })).toHaveLength(1);
+    expect(await lastPrompt()).toBe('Walk after your coffee.');
+  });
+
   it('still records the call when the model returned no prompt', async () => {
     const outcome = await generatorAnswering('   ').generate('p_1', { deliveryMode: 'scheduled' });
     expect(outcome).toMatchObject({ ok: false, error: 'The prompt generator returned an empty prompt.' });

@@ -4,12 +4,19 @@ import { DONE_POLL } from '../../src/domain/polls.ts';
 import { createProfile } from '../../src/domain/profile.ts';
 import { readHistory } from '../../src/engine/conversation-history.ts';
 import { readData, readProfile, writeData, writeProfile } from '../../src/engine/participant-data.ts';
+import { createRecordingMessenger, type RecordingMessenger } from '../../src/engine/recording-messenger.ts';
 import type { AfterPromptSentHook, PromptSentEvent } from '../../src/scheduling/daily-prompt-handler.ts';
 import { DAILY_PROMPT_JOB } from '../../src/scheduling/daily-prompt-jobs.ts';
 import { parseScheduleRegistry } from '../../src/scheduling/schedule-registry.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createDeliveryHarness, type DeliveryHarness } from './daily-prompt-harness.ts';
 import { hours, minutes } from './scheduling-fixtures.ts';
+
+const INTENSITY_POLL = {
+  type: 'poll' as const,
+  question: "How's the intensity?",
+  options: ['Decrease', 'Keep current', 'Increase'],
+};
 
 // Monday 2 March 2026, 07:00 in Toronto (EST, UTC−5). A 09:00 schedule sends at 08:50 = 13:50Z.
 const START = new Date('2026-03-02T12:00:00Z');
@@ -110,6 +117,68 @@ describe('delivering the daily prompt', () => {
     failing = false;
     await runner.advanceTo(new Date(FIRST_SEND.getTime() + minutes(10)));
     expect(messenger.textsFor('p_1')).toEqual(['After your coffee, take a 10-minute walk.', DONE_POLL.question]);
+  });
+
+  it('commits the hook’s follow-ups with the prompt: when one cannot be recorded, nothing of the day is sent', async () => {
+    const recording = createRecordingMessenger();
+    let failing = true;
+    const messenger: RecordingMessenger = {
+      ...recording,
+      async send(participantId, message, options, within) {
+        if (failing && message.type === 'poll' && message.question === INTENSITY_POLL.question) {
+          throw new Error('database is locked');
+        }
+        return recording.send(participantId, message, options, within);
+      },
+    };
+    const afterPromptSent: AfterPromptSentHook = async (tx, event) => {
+      await writeData(tx, event.participantId, { [DataKey.lastIntensityPromptDate]: '2026-03-02' }, event.sentAt);
+      return [{ participantId: event.participantId, message: INTENSITY_POLL, options: { kind: 'poll' } }];
+    };
+    const { store, runner } = await scheduledAtNine({ afterPromptSent, messenger });
+
+    await runner.advanceTo(new Date(FIRST_SEND.getTime() + minutes(1)));
+    // Not the prompt without its intensity poll: the day's transaction rolled back as a whole.
+    expect(messenger.textsFor('p_1')).toEqual([]);
+    expect((await readData(store, 'p_1'))[DataKey.lastIntensityPromptDate]).toBeUndefined();
+    expect(await store.events.list({ type: 'prompt-sent' })).toEqual([]);
+
+    // The job is retried with back-off and then delivers all three, once.
+    failing = false;
+    await runner.advanceTo(new Date(FIRST_SEND.getTime() + minutes(10)));
+    expect(messenger.textsFor('p_1')).toEqual([
+      'After your coffee, take a 10-minute walk.',
+      DONE_POLL.question,
+      INTENSITY_POLL.question,
+    ]);
+    expect(await store.events.list({ type: 'prompt-sent' })).toHaveLength(1);
+  });
+
+  it('keeps the generator’s record only with the prompt it made: a failed day keeps none, its re-run one', async () => {
+    let failing = true;
+    const afterPromptSent: AfterPromptSentHook = async () => {
+      if (failing) throw new Error('database is locked');
+      return [];
+    };
+    const generated = {
+      ok: true as const,
+      prompt: 'After your coffee, take a 10-minute walk.',
+      warnings: [],
+      record: (tx: Store) =>
+        tx.events.record({ participantId: 'p_1', type: 'habit-prompt-generated', data: {}, createdAt: FIRST_SEND }),
+    };
+    const { store, runner, generator } = await scheduledAtNine({ afterPromptSent, prompts: [generated] });
+
+    await runner.advanceTo(new Date(FIRST_SEND.getTime() + minutes(1)));
+    const failedRuns = generator.calls.length;
+    expect(failedRuns).toBeGreaterThan(0);
+    expect(await store.events.list({ type: 'habit-prompt-generated' })).toEqual([]);
+
+    failing = false;
+    await runner.advanceTo(new Date(FIRST_SEND.getTime() + minutes(10)));
+    expect(generator.calls).toHaveLength(failedRuns + 1);
+    expect(await store.events.list({ type: 'habit-prompt-generated' })).toHaveLength(1);
+    expect(await store.events.list({ type: 'prompt-sent' })).toHaveLength(1);
   });
 
   it('sends a fallback built from the anchor when the generator fails, and records the failure', async () => {

@@ -50,6 +50,8 @@ export interface DeliveryHarnessOptions {
   afterPromptSent?: AfterPromptSentHook;
   deliveryGuard?: PromptDeliveryGuard;
   idPrefix?: string;
+  /** The messenger the handler sends with (e.g. one that fails once); a fresh recording messenger otherwise. */
+  messenger?: RecordingMessenger;
 }
 
 export async function createDeliveryHarness(options: DeliveryHarnessOptions): Promise<DeliveryHarness> {
@@ -61,7 +63,7 @@ export async function createDeliveryHarness(options: DeliveryHarnessOptions): Pr
       : await enrollParticipant(store, clock.now(), options.participant);
   const sequential = sequentialIds();
   const newId = (prefix: string) => `${options.idPrefix ?? ''}${sequential(prefix)}`;
-  const messenger = createRecordingMessenger();
+  const messenger = options.messenger ?? createRecordingMessenger();
   const generator = createFakePromptGenerator(options.prompts ?? ['After your coffee, take a 10-minute walk.']);
   const runner = createJobRunner({ store, clock, lock: createInProcessLock(), log: silentLog, owner: 'test-runner' });
   const config = { prepTimeMinutes: 10, missedPromptGraceMs: options.missedPromptGraceMs ?? 60 * 60_000 };
