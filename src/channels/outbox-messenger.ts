@@ -13,7 +13,7 @@ import type { Clock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import { JobStatus, type Store } from '../store/store.ts';
 import type { OutboundMessage } from './channel.ts';
-import { nextPollNumber } from './recorded-polls.ts';
+import { nextPollNumber, onlyPolls } from './recorded-polls.ts';
 
 export const DELIVER_MESSAGE_JOB = 'deliver_message';
 /** Delivery is retried longer than timers: a gateway outage of a few minutes must not lose a message. */
@@ -28,8 +28,19 @@ export function describeOutgoing(message: Outgoing): string {
   return message.type === 'text' ? message.text : `${message.question} [${message.options.join(' | ')}]`;
 }
 
-/** How many recent entries are read to find the run of polls a new poll continues. */
+/**
+ * How many recent entries are read to find the run of polls a new poll continues: first two, which settle it unless
+ * both are polls (a poll after a text starts or continues a run of one), then at most ten.
+ */
+const POLL_RUN_FIRST_LOOK = 2;
 const POLL_RUN_LOOKBACK = 10;
+
+/** The number of the first option of a poll sent now to the participant (see `nextPollNumber`). */
+async function nextPollNumberFor(tx: Store, participantId: string): Promise<number> {
+  const newest = await tx.transcript.list(participantId, { limit: POLL_RUN_FIRST_LOOK });
+  if (newest.length < POLL_RUN_FIRST_LOOK || !onlyPolls(newest)) return nextPollNumber(newest);
+  return nextPollNumber(await tx.transcript.list(participantId, { limit: POLL_RUN_LOOKBACK }));
+}
 
 export function createOutboxMessenger(options: {
   store: Store;
@@ -74,7 +85,7 @@ export function createOutboxMessenger(options: {
       const job = await target.transaction(async (tx) => {
         if (outbound.poll) {
           // Right after another poll, its options are numbered on (channels without native polls).
-          const firstNumber = nextPollNumber(await tx.transcript.list(participantId, { limit: POLL_RUN_LOOKBACK }));
+          const firstNumber = await nextPollNumberFor(tx, participantId);
           if (firstNumber > 1) outbound.poll.firstNumber = firstNumber;
         }
         await tx.transcript.append([

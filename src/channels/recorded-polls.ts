@@ -43,6 +43,11 @@ export function nextPollNumber(entries: readonly Entry[]): number {
   return next;
 }
 
+/** Whether every one of `entries` is a poll: then a run of polls may start before them. */
+export function onlyPolls(entries: readonly Entry[]): boolean {
+  return entries.every((entry) => pollOf(entry) !== undefined);
+}
+
 /** The last run of consecutive polls sent since the participant last wrote, oldest first (empty when none). */
 export function latestPollRun(entries: readonly Entry[]): RecordedPoll[] {
   const lastUser = entries.findLastIndex((entry) => entry.role === 'user');

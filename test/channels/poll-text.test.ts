@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matchPollOption, renderPollAsText } from '../../src/channels/poll-text.ts';
-import { latestPollRun, nextPollNumber, optionByNumber } from '../../src/channels/recorded-polls.ts';
+import { latestPollRun, nextPollNumber, onlyPolls, optionByNumber } from '../../src/channels/recorded-polls.ts';
 
 const OPTIONS = ['Done', 'Next time'];
 
@@ -49,6 +49,12 @@ describe('polls numbered on across a run (recorded-polls.ts)', () => {
     expect(nextPollNumber([done, intensity])).toBe(6);
     expect(nextPollNumber([done, intensity, text('Friendly check-in')])).toBe(1);
     expect(nextPollNumber([done, user('hi')])).toBe(1);
+  });
+
+  it('tells whether a look-back holds nothing but polls (the run may start before it)', () => {
+    expect(onlyPolls([done, intensity])).toBe(true);
+    expect(onlyPolls([text('Walk after breakfast'), done])).toBe(false);
+    expect(onlyPolls([done, user('hi')])).toBe(false);
   });
 
   it('finds the latest run since the participant wrote, even with a reminder after it', () => {
