@@ -6,7 +6,9 @@
  *
  * Correctness rests on three rules:
  * - A write outside a transaction forgets the participant; a write inside one forgets them when the outermost
- *   transaction ends, committed or rolled back, and until then the transaction reads them from the database.
+ *   transaction ends, committed or rolled back, and until then the transaction reads them from the database. Other
+ *   participants it reads from the cache: one connection runs one transaction at a time, so what is cached is what
+ *   it would read.
  * - A read that raced with a write (the participant's generation moved while the query ran) is returned but not
  *   cached; misses are never cached (a sender may enrol the next moment).
  * - Values are copied in and out, so a caller that mutates what it got cannot change the cache.
@@ -102,10 +104,23 @@ export function withParticipantCache(store: Store, capacity: number = DEFAULT_CA
     };
   }
 
-  /** Inside a transaction: reads go to the database; written ids are forgotten when the transaction ends. */
+  /**
+   * Inside a transaction: a participant the transaction has not written reads as committed, from the cache; one it
+   * wrote reads from the database (its own uncommitted row) and is forgotten when the transaction ends.
+   */
   function transactionParticipants(inner: ParticipantRepository, written: Set<string>): ParticipantRepository {
+    const committed = (id: string | undefined): Participant | undefined =>
+      id === undefined || written.has(id) ? undefined : byId.get(id);
     return {
       ...inner,
+      async get(id) {
+        const hit = committed(id);
+        return hit ? copy(hit) : inner.get(id);
+      },
+      async getByPhone(phoneNumber) {
+        const hit = committed(idByPhone.get(phoneNumber));
+        return hit ? copy(hit) : inner.getByPhone(phoneNumber);
+      },
       async create(participant) {
         written.add(participant.id);
         await inner.create(participant);

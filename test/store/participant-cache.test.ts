@@ -109,4 +109,49 @@ describe('participant cache: what reaches the database', () => {
       await inner.close();
     }
   });
+
+  it('inside a transaction, reads a participant it has not written from the cache, and one it wrote from the database', async () => {
+    const inner = await createSqliteStore({ filename: ':memory:' });
+    const reads: string[] = [];
+    const counted = (participants: Store['participants'], where: string): Store['participants'] => ({
+      ...participants,
+      async get(id) {
+        reads.push(`${where} id ${id}`);
+        return participants.get(id);
+      },
+      async getByPhone(phoneNumber) {
+        reads.push(`${where} phone ${phoneNumber}`);
+        return participants.getByPhone(phoneNumber);
+      },
+    });
+    const counting: Store = {
+      ...inner,
+      participants: counted(inner.participants, 'outside'),
+      transaction: (fn) => inner.transaction((tx) => fn({ ...tx, participants: counted(tx.participants, 'tx') })),
+    };
+    const store = withParticipantCache(counting);
+    try {
+      await store.participants.create(participant('participant_1', '+15550000001'));
+      await store.participants.create(participant('participant_2', '+15550000002'));
+      await store.participants.get('participant_1');
+      await store.participants.get('participant_2');
+      reads.length = 0;
+      const seen = await store.transaction(async (tx) => {
+        const before = await tx.participants.get('participant_1');
+        const byPhone = await tx.participants.getByPhone('+15550000001');
+        await tx.participants.update('participant_1', { name: 'Ada', updatedAt: NOW });
+        const own = await tx.participants.get('participant_1');
+        const ownByPhone = await tx.participants.getByPhone('+15550000001');
+        const other = await tx.participants.get('participant_2');
+        return [before?.name, byPhone?.name, own?.name, ownByPhone?.name, other?.id];
+      });
+      expect(seen).toEqual(['', '', 'Ada', 'Ada', 'participant_2']);
+      expect(reads).toEqual(['tx id participant_1', 'tx phone +15550000001']);
+      // Not cached inside the transaction that wrote it; read again once it committed.
+      expect((await store.participants.get('participant_1'))?.name).toBe('Ada');
+      expect(reads.at(-1)).toBe('outside id participant_1');
+    } finally {
+      await inner.close();
+    }
+  });
 });
