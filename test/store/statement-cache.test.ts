@@ -36,4 +36,18 @@ describe('SQLite statement cache', () => {
     expect(cached.prepare('select 1 as n')).toBe(one);
     expect(cached.prepare('select 2 as n')).not.toBe(two);
   });
+
+  it('keeps the statement it just prepared, even when every older one was used since', () => {
+    const cached = withStatementCache(database, { capacity: 2 });
+    const one = cached.prepare('select 1 as n');
+    const two = cached.prepare('select 2 as n');
+    cached.prepare('select 1 as n');
+    cached.prepare('select 2 as n');
+    const three = cached.prepare('select 3 as n');
+    expect(cached.prepare('select 3 as n')).toBe(three);
+    // Both older ones were passed over once; the oldest of them made room.
+    expect(cached.prepare('select 2 as n')).toBe(two);
+    expect(cached.prepare('select 1 as n')).not.toBe(one);
+    expect(cached.prepare('select 3 as n').all([])).toEqual([{ n: 3 }]);
+  });
 });

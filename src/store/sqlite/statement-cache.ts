@@ -39,9 +39,9 @@ function observed(
 
 /**
  * Kysely's SQLite driver prepares every statement anew on each query; preparing costs more than running most of our
- * queries. This hands Kysely the same prepared statement for the same SQL text (least recently used ones are dropped
- * past `capacity`). A statement that is still being iterated (a streamed select) is busy and cannot be re-run, so a
- * busy one gets a fresh, uncached statement instead. With an `observer`, every statement reports its run (group
+ * queries. This hands Kysely the same prepared statement for the same SQL text (past `capacity`, one that has not
+ * been used for long is dropped, see `evictOne`). A statement that is still being iterated (a streamed select) is
+ * busy and cannot be re-run, so a busy one gets a fresh, uncached statement instead. With an `observer`, every statement reports its run (group
  * commit counts commits this way, see group-commit.ts).
  */
 export function withStatementCache(
@@ -52,7 +52,18 @@ export function withStatementCache(
   const { observer } = options;
   const wrap = (statement: BetterSqlite3.Statement): SqliteStatement =>
     observer ? observed(statement, database, observer) : statement;
-  const statements = new Map<string, { raw: BetterSqlite3.Statement; wrapped: SqliteStatement }>();
+  /** `used`: run again since it was cached or last spared, so the next eviction passes it over once. */
+  const statements = new Map<string, { raw: BetterSqlite3.Statement; wrapped: SqliteStatement; used: boolean }>();
+  function evictOne(): void {
+    // Second chance: the oldest entry that was not used since it was last passed over goes; a used one moves to the
+    // back. Near least-recently-used, and a hit costs one look-up instead of moving its entry in the Map.
+    for (const [sqlText, entry] of statements) {
+      statements.delete(sqlText);
+      if (!entry.used) return;
+      entry.used = false;
+      statements.set(sqlText, entry);
+    }
+  }
   return {
     close: () => {
       statements.clear();
@@ -62,18 +73,14 @@ export function withStatementCache(
       const cached = statements.get(sqlText);
       if (cached !== undefined) {
         if (cached.raw.busy) return wrap(database.prepare(sqlText));
-        // Re-inserting keeps the Map in least-recently-used order.
-        statements.delete(sqlText);
-        statements.set(sqlText, cached);
+        cached.used = true;
         return cached.wrapped;
       }
       const raw = database.prepare(sqlText);
-      const entry = { raw, wrapped: wrap(raw) };
+      // Room is made before the new statement goes in, so it is never the one passed over last and dropped.
+      if (statements.size >= capacity) evictOne();
+      const entry = { raw, wrapped: wrap(raw), used: false };
       statements.set(sqlText, entry);
-      if (statements.size > capacity) {
-        const oldest = statements.keys().next().value;
-        if (oldest !== undefined) statements.delete(oldest);
-      }
       return entry.wrapped;
     },
   };
