@@ -27,6 +27,20 @@ describe('SQLite statement cache', () => {
     expect([...iterator]).toEqual([{ value: 2 }, { value: 3 }]);
   });
 
+  it('hands back the cached statement again once a stream over it ended, finished or left early', () => {
+    const cached = withStatementCache(database);
+    const sqlText = 'select value from numbers where value >= ? order by value';
+    const statement = cached.prepare(sqlText);
+    expect([...statement.iterate([2])]).toEqual([{ value: 2 }, { value: 3 }]);
+    expect(cached.prepare(sqlText)).toBe(statement);
+    for (const row of statement.iterate([1])) {
+      expect(row).toEqual({ value: 1 });
+      break;
+    }
+    expect(cached.prepare(sqlText)).toBe(statement);
+    expect(statement.all([3])).toEqual([{ value: 3 }]);
+  });
+
   it('drops the least recently used statement past its capacity', () => {
     const cached = withStatementCache(database, { capacity: 2 });
     const one = cached.prepare('select 1 as n');

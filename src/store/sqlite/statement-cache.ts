@@ -7,16 +7,23 @@ const DEFAULT_CAPACITY = 500;
 /** Told after each statement ran (or failed): whether it writes, and whether a transaction is still open. */
 export type StatementObserver = (statement: { readonly: boolean }, inTransaction: boolean) => void;
 
-/** What Kysely's SQLite driver calls, with the observer told after each run. */
-function observed(
+/**
+ * What Kysely's SQLite driver calls: the statement, with the observer told after each run, and its streams counted.
+ * better-sqlite3's `readonly`, `busy` and `inTransaction` are native getters (≈ 0.2 µs each, a turn runs ≈ 30
+ * statements): `readonly` never changes, so it is read once, and `busy` is asked only while a stream is open.
+ */
+function cachedStatement(
   statement: BetterSqlite3.Statement,
   database: BetterSqlite3.Database,
-  observer: StatementObserver,
+  streams: { open: number },
+  observer: StatementObserver | undefined,
 ): SqliteStatement {
-  const after = () => observer(statement, database.inTransaction);
+  const kind = { readonly: statement.readonly };
+  const after = observer ? () => observer(kind, database.inTransaction) : undefined;
   return {
     reader: statement.reader,
     all(parameters) {
+      if (!after) return statement.all(parameters);
       try {
         return statement.all(parameters);
       } finally {
@@ -24,15 +31,21 @@ function observed(
       }
     },
     run(parameters) {
+      if (!after) return statement.run(parameters);
       try {
         return statement.run(parameters);
       } finally {
         after();
       }
     },
-    iterate(parameters) {
-      // Streamed selects only read.
-      return statement.iterate(parameters);
+    // Streamed selects only read, so the observer is not told.
+    *iterate(parameters) {
+      streams.open += 1;
+      try {
+        yield* statement.iterate(parameters);
+      } finally {
+        streams.open -= 1;
+      }
     },
   };
 }
@@ -50,8 +63,10 @@ export function withStatementCache(
 ): SqliteDatabase {
   const capacity = options.capacity ?? DEFAULT_CAPACITY;
   const { observer } = options;
+  /** Streams (iterated selects) not yet finished: while there is none, no statement can be busy. */
+  const streams = { open: 0 };
   const wrap = (statement: BetterSqlite3.Statement): SqliteStatement =>
-    observer ? observed(statement, database, observer) : statement;
+    cachedStatement(statement, database, streams, observer);
   /** `used`: run again since it was cached or last spared, so the next eviction passes it over once. */
   const statements = new Map<string, { raw: BetterSqlite3.Statement; wrapped: SqliteStatement; used: boolean }>();
   function evictOne(): void {
@@ -72,7 +87,7 @@ export function withStatementCache(
     prepare(sqlText: string): SqliteStatement {
       const cached = statements.get(sqlText);
       if (cached !== undefined) {
-        if (cached.raw.busy) return wrap(database.prepare(sqlText));
+        if (streams.open > 0 && cached.raw.busy) return wrap(database.prepare(sqlText));
         cached.used = true;
         return cached.wrapped;
       }
