@@ -126,3 +126,50 @@ describe('sqlite store', () => {
     await store.close();
   });
 });
+
+describe('sqlite store: prepared queries run at once, never inside another caller’s transaction', () => {
+  const now = new Date('2025-03-01T08:00:00.000Z');
+
+  it('a write outside a transaction waits for an open one, and outlives its rollback', async () => {
+    const store = await createSqliteStore({ filename: nextFilename() });
+    try {
+      await store.participants.create(participantFixture('participant_1', '+15550000001', now));
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let entered: () => void = () => {};
+      const inside = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
+      const rolledBack = store.transaction(async (tx) => {
+        await tx.transcript.append([
+          { participantId: 'participant_1', role: 'user', kind: 'message', content: 'uncommitted', createdAt: now },
+        ]);
+        entered();
+        await gate;
+        throw new Error('rolled back on purpose');
+      });
+      await inside;
+      const order: string[] = [];
+      const outsideWrite = store.events
+        .record({ participantId: 'participant_1', type: 'outside', data: {}, createdAt: now })
+        .then(() => order.push('event recorded'));
+      const outsideRead = store.transcript
+        .list('participant_1', { limit: 5 })
+        .then((entries) => order.push(`read ${entries.length}`));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(order).toEqual([]);
+      release();
+      await expect(rolledBack).rejects.toThrow('rolled back on purpose');
+      await Promise.all([outsideWrite, outsideRead]);
+      expect(order).toEqual(['event recorded', 'read 0']);
+      expect((await store.events.list({ type: 'outside' })).map((event) => event.participantId)).toEqual([
+        'participant_1',
+      ]);
+      expect(await store.transcript.list('participant_1')).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -131,13 +131,12 @@ export function createBroadcastService(options: {
       const deliveries = await store.research.jobStatusCountsByKeyPrefix(deliveryKeyPrefix(id));
       const handed =
         (deliveries.pending ?? 0) + (deliveries.running ?? 0) + (deliveries.completed ?? 0) + (deliveries.failed ?? 0);
-      return {
-        broadcast,
-        queued: (jobs.pending ?? 0) + (jobs.running ?? 0) + (deliveries.pending ?? 0) + (deliveries.running ?? 0),
-        sent: deliveries.completed ?? 0,
-        failed: (jobs.failed ?? 0) + (deliveries.failed ?? 0),
-        skipped: Math.max(0, (jobs.completed ?? 0) - handed) + (jobs.cancelled ?? 0),
-      };
+      const sent = deliveries.completed ?? 0;
+      const failed = (jobs.failed ?? 0) + (deliveries.failed ?? 0);
+      const skipped = Math.max(0, (jobs.completed ?? 0) - handed) + (jobs.cancelled ?? 0);
+      // Every recipient not yet sent, failed or skipped. Counting the slot jobs and the deliveries instead counted a
+      // recipient twice while their slot job had queued the delivery but was not yet marked completed.
+      return { broadcast, queued: Math.max(0, broadcast.recipients - sent - failed - skipped), sent, failed, skipped };
     },
   };
 }

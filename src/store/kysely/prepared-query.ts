@@ -27,6 +27,25 @@ interface Template {
 
 const PLACEHOLDER = Symbol('prepared query parameter');
 
+/**
+ * Runs a prepared query's SQL at once, without Kysely's executor (its connection mutex, connection provider and
+ * promise chain cost more than a cached SQLite statement's own run), where the store can do it safely; undefined
+ * when it cannot now, and the query goes through Kysely. `inTransaction`: the caller holds an open transaction.
+ */
+export type DirectRunner = (
+  sqlText: string,
+  parameters: readonly unknown[],
+  inTransaction: boolean,
+) => QueryResult<unknown> | undefined;
+
+/** Direct runners by dialect adapter: a database and its transactions share one (see `runPreparedDirectly`). */
+const directRunners = new WeakMap<object, DirectRunner>();
+
+/** Lets every prepared query on `db` and its transactions run through `runner` (SQLite, see sqlite-store.ts). */
+export function runPreparedDirectly(db: Kysely<Database>, runner: DirectRunner): void {
+  directRunners.set(db.getExecutor().adapter, runner);
+}
+
 interface Placeholder {
   readonly [PLACEHOLDER]: string;
 }
@@ -92,6 +111,15 @@ export function preparedQuery<Params extends object, Row, Context = undefined, D
       const parameters = template.bindings.map((binding) =>
         'name' in binding ? (values[binding.name] ?? null) : binding.constant,
       );
+      const direct = directRunners.get(adapter);
+      if (direct !== undefined) {
+        try {
+          const result = direct(template.compiled.sql, parameters, db.isTransaction);
+          if (result !== undefined) return Promise.resolve(result as QueryResult<Row>);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      }
       return db.executeQuery<Row>({ ...template.compiled, parameters, queryId: createQueryId() });
     },
   };

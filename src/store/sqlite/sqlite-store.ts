@@ -3,6 +3,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { withFlowStateCache } from '../flow-state-cache.ts';
 import type { Database } from '../kysely/database.ts';
 import { createKyselyStore } from '../kysely/kysely-store.ts';
+import { runPreparedDirectly } from '../kysely/prepared-query.ts';
 import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
 import { withParticipantCache } from '../participant-cache.ts';
 import type { Store } from '../store.ts';
@@ -52,6 +53,9 @@ export const DEFAULT_SQLITE_SYNCHRONOUS: SqliteSynchronous = 'group';
  *
  * Kysely drives better-sqlite3 through one connection behind a mutex: while `store.transaction(fn)` runs, a query on
  * `store` itself (instead of the `tx` repositories) waits for the transaction that waits for it, and never returns.
+ * Prepared queries (prepared-query.ts) skip Kysely's executor and run their cached statement at once, inside their
+ * caller's transaction or outside any; one that finds another caller's transaction open goes through Kysely and
+ * waits for it, so it never runs inside a transaction that is not its caller's.
  */
 export async function createSqliteStore(options: SqliteStoreOptions): Promise<Store> {
   const database = new SqliteDatabase(options.filename);
@@ -70,10 +74,16 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       synchronous === 'group' && options.filename !== ':memory:'
         ? createGroupCommit({ filename: options.filename })
         : undefined;
-    const db = new Kysely<Database>({
-      dialect: new SqliteDialect({
-        database: withStatementCache(database, groupCommit ? { observer: groupCommit.afterStatement } : {}),
-      }),
+    const statements = withStatementCache(database, groupCommit ? { observer: groupCommit.afterStatement } : {});
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+    runPreparedDirectly(db, (sqlText, parameters, inTransaction) => {
+      // Another caller's transaction is open (it holds Kysely's connection mutex): wait for it through Kysely.
+      if (!inTransaction && database.inTransaction) return undefined;
+      const statement = statements.prepare(sqlText);
+      if (statement.reader) return { rows: statement.all(parameters) };
+      // What Kysely's SQLite driver returns for a statement that returns no rows.
+      const { changes, lastInsertRowid } = statement.run(parameters);
+      return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
     });
     try {
       await migrateToLatest(db as Kysely<unknown>, sqliteDialect.schema);
