@@ -41,6 +41,21 @@ describe('SQLite statement cache', () => {
     expect(statement.all([3])).toEqual([{ value: 3 }]);
   });
 
+  it('tells whether a stream is open, which better-sqlite3 lets no write run beside', () => {
+    const cached = withStatementCache(database);
+    const iterator = cached.prepare('select value from numbers order by value').iterate([]);
+    expect(cached.streaming()).toBe(false);
+    expect(iterator.next().value).toEqual({ value: 1 });
+    expect(cached.streaming()).toBe(true);
+    expect(() => cached.prepare('insert into numbers (value) values (4)').run([])).toThrow(/busy/);
+    expect([...iterator]).toEqual([{ value: 2 }, { value: 3 }]);
+    expect(cached.streaming()).toBe(false);
+    const early = cached.prepare('select value from numbers order by value').iterate([]);
+    early.next();
+    early.return?.();
+    expect(cached.streaming()).toBe(false);
+  });
+
   it('drops the least recently used statement past its capacity', () => {
     const cached = withStatementCache(database, { capacity: 2 });
     const one = cached.prepare('select 1 as n');

@@ -77,8 +77,9 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     const statements = withStatementCache(database, groupCommit ? { observer: groupCommit.afterStatement } : {});
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     runPreparedDirectly(db, (sqlText, parameters, inTransaction) => {
-      // Another caller's transaction is open (it holds Kysely's connection mutex): wait for it through Kysely.
-      if (!inTransaction && database.inTransaction) return undefined;
+      // Another caller's transaction is open (it holds Kysely's connection mutex), or a stream is (better-sqlite3
+      // runs no write until it ends): wait for them through Kysely.
+      if ((!inTransaction && database.inTransaction) || statements.streaming()) return undefined;
       const statement = statements.prepare(sqlText);
       if (statement.reader) return { rows: statement.all(parameters) };
       // What Kysely's SQLite driver returns for a statement that returns no rows.

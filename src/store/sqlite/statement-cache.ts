@@ -50,6 +50,11 @@ function cachedStatement(
   };
 }
 
+/** What Kysely's SQLite driver needs, and whether a stream is open (better-sqlite3 refuses writes until it ends). */
+export interface CachedStatements extends SqliteDatabase {
+  streaming(): boolean;
+}
+
 /**
  * Kysely's SQLite driver prepares every statement anew on each query; preparing costs more than running most of our
  * queries. This hands Kysely the same prepared statement for the same SQL text (past `capacity`, one that has not
@@ -60,7 +65,7 @@ function cachedStatement(
 export function withStatementCache(
   database: BetterSqlite3.Database,
   options: { capacity?: number; observer?: StatementObserver } = {},
-): SqliteDatabase {
+): CachedStatements {
   const capacity = options.capacity ?? DEFAULT_CAPACITY;
   const { observer } = options;
   /** Streams (iterated selects) not yet finished: while there is none, no statement can be busy. */
@@ -80,6 +85,7 @@ export function withStatementCache(
     }
   }
   return {
+    streaming: () => streams.open > 0,
     close: () => {
       statements.clear();
       database.close();
