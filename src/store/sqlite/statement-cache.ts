@@ -59,8 +59,8 @@ export interface CachedStatements extends SqliteDatabase {
  * Kysely's SQLite driver prepares every statement anew on each query; preparing costs more than running most of our
  * queries. This hands Kysely the same prepared statement for the same SQL text (past `capacity`, one that has not
  * been used for long is dropped, see `evictOne`). A statement that is still being iterated (a streamed select) is
- * busy and cannot be re-run, so a busy one gets a fresh, uncached statement instead. With an `observer`, every statement reports its run (group
- * commit counts commits this way, see group-commit.ts).
+ * busy and cannot be re-run, so a busy one gets a fresh, uncached statement instead. With an `observer`, every
+ * statement reports its run (group commit counts commits this way, see group-commit.ts).
  */
 export function withStatementCache(
   database: BetterSqlite3.Database,
