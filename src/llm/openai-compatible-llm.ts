@@ -64,18 +64,21 @@ export function createOpenAiCompatibleLlm(options: OpenAiCompatibleLlmOptions): 
     async chat(request, callOptions) {
       let completion: ChatCompletion;
       const temperature = request.temperature ?? options.temperature;
+      const body = {
+        ...(options.extraBody ?? {}),
+        model: options.model,
+        messages: request.messages.map(toOpenAiMessage),
+        ...(temperature === undefined ? {} : { temperature }),
+        ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+      } as ChatCompletionCreateParamsNonStreaming;
       try {
-        completion = await client.chat.completions.create(
-          {
-            ...(options.extraBody ?? {}),
-            model: options.model,
-            messages: request.messages.map(toOpenAiMessage),
-            ...(temperature === undefined ? {} : { temperature }),
-            ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
-            ...(request.tools && request.tools.length > 0 ? { tools: request.tools.map(toOpenAiTool) } : {}),
-          } as ChatCompletionCreateParamsNonStreaming,
-          callOptions?.signal ? { signal: callOptions.signal } : undefined,
-        );
+        // `chat.completions.create` would serialise the body with a replacer called for every value in it (the SDK
+        // watches for `stream`); the generic `post` sends our own encoding as it is, with the same retries and errors.
+        completion = await client.post<ChatCompletion>('/chat/completions', {
+          body: encodeChatBody(body, request.tools),
+          headers: { 'content-type': 'application/json' },
+          ...(callOptions?.signal ? { signal: callOptions.signal } : {}),
+        });
       } catch (error) {
         throw toLlmError(error, options.timeoutMs, request.purpose);
       }
@@ -116,6 +119,30 @@ export function toOpenAiMessage(message: ChatMessage): ChatCompletionMessagePara
       };
     }
   }
+}
+
+/** A tool definition's JSON, once per definition: the registry hands out the same objects every turn. */
+const encodedTools = new WeakMap<ToolDefinition, string>();
+
+function encodeTool(tool: ToolDefinition): string {
+  let json = encodedTools.get(tool);
+  if (json === undefined) {
+    json = JSON.stringify(toOpenAiTool(tool));
+    encodedTools.set(tool, json);
+  }
+  return json;
+}
+
+/**
+ * The request body's JSON with the tools last, each tool's JSON made once: the four tools are about half of a
+ * request's bytes and never change, so only the messages are serialised per call. Any `tools` in `body` (from
+ * `LLM_EXTRA_BODY`) gives way to the request's, as it did when the request's were spread over it.
+ */
+export function encodeChatBody(body: object, tools: readonly ToolDefinition[] | undefined): string {
+  if (!tools || tools.length === 0) return JSON.stringify(body);
+  const { tools: _replaced, ...rest } = body as { tools?: unknown };
+  const json = JSON.stringify(rest);
+  return `${json.slice(0, -1)},"tools":[${tools.map(encodeTool).join(',')}]}`;
 }
 
 export function toOpenAiTool(tool: ToolDefinition): ChatCompletionTool {

@@ -17,6 +17,7 @@ interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
+  raw: string;
 }
 
 interface StubServer {
@@ -34,7 +35,7 @@ async function startStubServer(answers: StubAnswer[]): Promise<StubServer> {
       raw += chunk;
     });
     request.on('end', () => {
-      received.push({ path: request.url ?? '', headers: request.headers, body: JSON.parse(raw) });
+      received.push({ path: request.url ?? '', headers: request.headers, body: JSON.parse(raw), raw });
       const answer = answers.shift() ?? { status: 599, body: { error: { message: 'stub: no answer queued' } } };
       if (answer.hang) return;
       response.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
@@ -138,6 +139,31 @@ describe('createOpenAiCompatibleLlm', () => {
         },
       ],
     });
+  });
+
+  it("sends JSON with the request's tools over any in the extra body, the same for the same definitions", async () => {
+    const answers = [{ body: completion({ content: 'one' }) }, { body: completion({ content: 'two' }) }];
+    const llm = await llmAgainst(answers, {
+      extraBody: { top_k: 20, tools: [{ type: 'function', function: { name: 'stale' } }] },
+      maxTokens: 64,
+    });
+    const tool = { name: 'scheduler', description: 'Says "when".\n', parameters: { type: 'object', properties: {} } };
+    await llm.chat({ messages: [{ role: 'user', content: 'first' }], tools: [tool] });
+    await llm.chat({ messages: [{ role: 'user', content: 'second "quoted"' }], tools: [tool] });
+    const [first, second] = server!.received;
+    expect(first!.headers['content-type']).toBe('application/json');
+    expect(first!.raw.match(/"tools"/g)).toHaveLength(1);
+    const expectedTools = [{ type: 'function', function: { ...tool } }];
+    expect(first!.body).toEqual({
+      top_k: 20,
+      model: 'test-model',
+      temperature: 0.1,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'first' }],
+      tools: expectedTools,
+    });
+    expect(second!.body['messages']).toEqual([{ role: 'user', content: 'second "quoted"' }]);
+    expect(second!.body['tools']).toEqual(expectedTools);
   });
 
   it('uses the configured temperature, omits an empty tool list, and sends a placeholder key when none is set', async () => {
