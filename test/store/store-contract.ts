@@ -315,6 +315,30 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         await store.transcript.append([makeEntry('answer')]);
         expect(await store.transcript.afterLastMessage('participant_1', { limit: 30 })).toEqual([]);
         expect(await store.transcript.afterLastMessage('participant_3', { limit: 30 })).toEqual([]);
+        // A turn's three entries after the message, then one more: the message just in reach, then just out of it.
+        await store.transcript.append([assistant('', 'tool_call'), assistant('result', 'tool_result'), assistant('hi')]);
+        expect(contents(await store.transcript.afterLastMessage('participant_1', { limit: 30 }))).toEqual([
+          '',
+          'result',
+          'hi',
+        ]);
+        expect(contents(await store.transcript.afterLastMessage('participant_1', { limit: 3 }))).toEqual([
+          '',
+          'result',
+          'hi',
+        ]);
+        await store.transcript.append([assistant('poll', 'poll')]);
+        expect(contents(await store.transcript.afterLastMessage('participant_1', { limit: 30 }))).toEqual([
+          '',
+          'result',
+          'hi',
+          'poll',
+        ]);
+        expect(contents(await store.transcript.afterLastMessage('participant_1', { limit: 3 }))).toEqual([
+          'result',
+          'hi',
+          'poll',
+        ]);
       });
 
       it('pages backwards: the newest `limit` entries before the cursor, oldest first', async () => {

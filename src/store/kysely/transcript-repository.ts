@@ -40,6 +40,9 @@ const afterLastMessage = preparedByLimit((db, params: { participantId: string },
     .limit(limit);
 });
 
+/** How many newest entries `afterLastMessage` reads before it looks for the participant's latest message. */
+const AFTER_LAST_MESSAGE_PROBE = 4;
+
 /** A participant's newest entries (the page a chat view opens on, the poll numbering's look-back). */
 const latestEntries = preparedByLimit((db, params: { participantId: string }, limit) =>
   db
@@ -82,6 +85,16 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
     },
 
     async afterLastMessage(participantId, options) {
+      // Most often the participant's message is a few entries back (a turn's tool call, its result and the reply; a
+      // prompt and its polls), so the newest few entries are read first, in one pass down the participant's index;
+      // the query that finds their latest message first is needed only when they are not among them.
+      const probe = Math.min(options.limit + 1, AFTER_LAST_MESSAGE_PROBE);
+      const { rows: newest } = await latestEntries(probe).execute(db, { participantId });
+      const lastMessage = newest.findIndex((row) => row.role === 'user');
+      if (lastMessage >= 0 || newest.length < probe || probe > options.limit) {
+        const after = lastMessage >= 0 ? newest.slice(0, lastMessage) : newest;
+        return after.slice(0, options.limit).reverse().map(toTranscriptEntry);
+      }
       const { rows } = await afterLastMessage(options.limit).execute(db, { participantId });
       return rows.reverse().map(toTranscriptEntry);
     },
