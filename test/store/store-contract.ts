@@ -316,7 +316,11 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.transcript.afterLastMessage('participant_1', { limit: 30 })).toEqual([]);
         expect(await store.transcript.afterLastMessage('participant_3', { limit: 30 })).toEqual([]);
         // A turn's three entries after the message, then one more: the message just in reach, then just out of it.
-        await store.transcript.append([assistant('', 'tool_call'), assistant('result', 'tool_result'), assistant('hi')]);
+        await store.transcript.append([
+          assistant('', 'tool_call'),
+          assistant('result', 'tool_result'),
+          assistant('hi'),
+        ]);
         expect(contents(await store.transcript.afterLastMessage('participant_1', { limit: 30 }))).toEqual([
           '',
           'result',
