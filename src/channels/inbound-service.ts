@@ -403,8 +403,10 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
   /**
    * Processes the participant's `received` messages oldest first, until none is left, or until the model is down:
    * then the first one is held (later ones wait behind it, in order) for the outage retry. Under the participant lock.
+   * A drain scheduled for a message it has just `received` (`until`) stops once that one is processed: a message
+   * received after it scheduled a drain of its own, which comes next, so looking again would find nothing new.
    */
-  async function drain(participantId: string, retrying = false): Promise<'done' | 'llm_down'> {
+  async function drain(participantId: string, retrying = false, until?: string): Promise<'done' | 'llm_down'> {
     let previous: string | undefined;
     for (;;) {
       const next = await store.inbound.nextUnprocessed(participantId);
@@ -412,6 +414,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
       if (!next || next.id === previous) return 'done';
       previous = next.id;
       if ((await process(next, retrying)) === 'llm_down') return 'llm_down';
+      if (next.id === until) return 'done';
     }
   }
 
@@ -432,10 +435,10 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     });
   }
 
-  function schedule(participantId: string): void {
+  function schedule(participantId: string, until?: string): void {
     track(
       participantId,
-      lock.run(participantId, () => drain(participantId), { reentrant: true }),
+      lock.run(participantId, () => drain(participantId, false, until), { reentrant: true }),
     );
   }
 
@@ -481,7 +484,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         );
       } else {
         metrics.recordInboundMessage(message.channel);
-        schedule(inbound.participantId);
+        schedule(inbound.participantId, inbound.id);
       }
       return { inboundId: inbound.id, participantId: participant.id, duplicate };
     },

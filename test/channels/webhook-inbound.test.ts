@@ -383,6 +383,29 @@ describe('processing', () => {
     expect(harness.flow.messages.map((message) => message.text)).toEqual(['in_c', 'in_a', 'in_b']);
   });
 
+  it('answers a message left unprocessed before a new one, and one received during a turn after it', async () => {
+    harness = await createApiHarness();
+    const ada = await harness.enroll(PHONE);
+    await harness.store.inbound.record({
+      id: 'in_left',
+      channel: 'webhook',
+      participantId: ada.id,
+      from: PHONE,
+      text: 'left over',
+      receivedAt: harness.clock.now(),
+    });
+    let release: () => void = () => undefined;
+    harness.flow.gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    expect((await harness.call('POST', PATH, { from: PHONE, text: 'new' })).statusCode).toBe(202);
+    expect((await harness.call('POST', PATH, { from: PHONE, text: 'during' })).statusCode).toBe(202);
+    release();
+    await harness.inbound.idle();
+    expect(harness.flow.messages.map((message) => message.text)).toEqual(['left over', 'new', 'during']);
+    expect((await harness.store.inbound.nextUnprocessed(ada.id))?.id).toBeUndefined();
+  });
+
   it('finishes the turn in flight on stop and refuses new messages with 503', async () => {
     harness = await createApiHarness();
     await harness.enroll(PHONE);
