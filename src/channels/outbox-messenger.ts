@@ -29,17 +29,21 @@ export function describeOutgoing(message: Outgoing): string {
 }
 
 /**
- * How many recent entries are read to find the run of polls a new poll continues: first two, which settle it unless
- * both are polls (a poll after a text starts or continues a run of one), then at most ten.
+ * How many recent entries are read, one look after another, to find the run of polls a new poll continues: the
+ * newest settles it unless it is a poll (a poll after a text starts a run), the newest two unless both are polls,
+ * then at most ten. A transaction that has just sent the entries before the poll (a prompt, then its polls) answers
+ * the first looks without a query.
  */
-const POLL_RUN_FIRST_LOOK = 2;
-const POLL_RUN_LOOKBACK = 10;
+const POLL_RUN_LOOKS = [1, 2, 10];
 
 /** The number of the first option of a poll sent now to the participant (see `nextPollNumber`). */
 async function nextPollNumberFor(tx: Store, participantId: string): Promise<number> {
-  const newest = await tx.transcript.list(participantId, { limit: POLL_RUN_FIRST_LOOK });
-  if (newest.length < POLL_RUN_FIRST_LOOK || !onlyPolls(newest)) return nextPollNumber(newest);
-  return nextPollNumber(await tx.transcript.list(participantId, { limit: POLL_RUN_LOOKBACK }));
+  let newest: Awaited<ReturnType<Store['transcript']['list']>> = [];
+  for (const limit of POLL_RUN_LOOKS) {
+    newest = await tx.transcript.list(participantId, { limit });
+    if (newest.length < limit || !onlyPolls(newest)) break;
+  }
+  return nextPollNumber(newest);
 }
 
 export function createOutboxMessenger(options: {

@@ -345,6 +345,36 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         ]);
       });
 
+      it('lists the newest entries inside a transaction that appended them, with older ones from before it', async () => {
+        await store.transcript.append([makeEntry('before 1'), makeEntry('before 2')]);
+        const contents = (entries: { content: string }[]) => entries.map((entry) => entry.content);
+        const seen = await store.transaction(async (tx) => {
+          const [prompt] = await tx.transcript.append([makeEntry('prompt', { role: 'assistant', kind: 'proactive' })]);
+          await tx.transcript.append([makeEntry('elsewhere', { participantId: 'participant_2' })]);
+          const [poll] = await tx.transcript.append([makeEntry('poll', { role: 'assistant', kind: 'poll' })]);
+          const newestTwo = await tx.transcript.list('participant_1', { limit: 2 });
+          // What a caller does with what it got changes nothing the next look returns.
+          (newestTwo[0] as { content: string }).content = 'changed';
+          expect(newestTwo.map((entry) => entry.id)).toEqual([prompt?.id, poll?.id]);
+          const lists = {
+            one: contents(await tx.transcript.list('participant_1', { limit: 1 })),
+            two: contents(await tx.transcript.list('participant_1', { limit: 2 })),
+            three: contents(await tx.transcript.list('participant_1', { limit: 3 })),
+            other: contents(await tx.transcript.list('participant_2', { limit: 1 })),
+          };
+          await tx.transcript.purge('participant_1');
+          return { ...lists, purged: await tx.transcript.list('participant_1', { limit: 1 }) };
+        });
+        expect(seen).toEqual({
+          one: ['poll'],
+          two: ['prompt', 'poll'],
+          three: ['before 2', 'prompt', 'poll'],
+          other: ['elsewhere'],
+          purged: [],
+        });
+        expect(await store.transcript.list('participant_1', { limit: 5 })).toEqual([]);
+      });
+
       it('pages backwards: the newest `limit` entries before the cursor, oldest first', async () => {
         const stored = await store.transcript.append(
           Array.from({ length: 7 }, (_, index) => makeEntry(`message ${index + 1}`)),

@@ -54,6 +54,19 @@ const latestEntries = preparedByLimit((db, params: { participantId: string }, li
 );
 
 export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepository {
+  /**
+   * In a transaction: the entries it appended, by participant, oldest first. They are the participant's newest (the
+   * participant lock keeps any other writer of their transcript out), so a look at the newest few that this
+   * transaction wrote itself needs no query: a daily prompt's polls ask what was sent just before them.
+   */
+  const appended = db.isTransaction ? new Map<string, TranscriptEntry[]>() : undefined;
+  function remember(entry: TranscriptEntry): void {
+    if (!appended) return;
+    const entries = appended.get(entry.participantId);
+    if (entries) entries.push(entry);
+    else appended.set(entry.participantId, [entry]);
+  }
+
   return {
     append(entries) {
       // One insert per entry: neither database promises that a multi-row RETURNING comes back in VALUES order, and
@@ -62,7 +75,9 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
         const stored: TranscriptEntry[] = [];
         for (const entry of entries) {
           const { rows } = await insertEntry.execute(transaction, toTranscriptRow(entry));
-          stored.push(toTranscriptEntry(firstRow(rows)));
+          const written = toTranscriptEntry(firstRow(rows));
+          remember({ ...written });
+          stored.push(written);
         }
         return stored;
       });
@@ -70,6 +85,10 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
 
     async list(participantId, options = {}) {
       if (options.before === undefined && options.limit !== undefined) {
+        const written = appended?.get(participantId);
+        if (written && written.length >= options.limit) {
+          return written.slice(written.length - options.limit).map((entry) => ({ ...entry }));
+        }
         const { rows } = await latestEntries(options.limit).execute(db, { participantId });
         return rows.reverse().map(toTranscriptEntry);
       }
@@ -105,6 +124,7 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
     },
 
     async purge(participantId) {
+      appended?.delete(participantId);
       const result = await db.deleteFrom('transcript').where('participant_id', '=', participantId).executeTakeFirst();
       return Number(result.numDeletedRows);
     },
