@@ -17,6 +17,34 @@ export interface LocalTime {
 }
 
 const LOCAL_TIME_PATTERN = /^([01]\d|2[0-3]):([0-5]\d)$/;
+/**
+ * Results of the calendar computations below, by their arguments: they are pure (a process's time-zone rules do not
+ * change while it runs), the same few zones, dates and times come back for every participant (a morning's prompts
+ * all ask for today and tomorrow at a handful of times in a handful of zones), and each costs Temporal several µs.
+ */
+const MEMO_CAPACITY = 2_000;
+
+/** One memo of {@link MEMO_CAPACITY} results: `remember(parts, compute)` answers for the arguments in `parts`. */
+function memo<R>(): (parts: readonly (string | number)[], compute: () => R) => R {
+  const results = new Map<string, R>();
+  return (parts, compute) => {
+    // Parts are joined by NUL: a part that holds one is not remembered, so two different calls never share a key.
+    if (parts.some((part) => typeof part === 'string' && part.includes('\0'))) return compute();
+    const key = parts.join('\0');
+    if (results.has(key)) return results.get(key) as R;
+    const result = compute();
+    // Cleared when full rather than kept in order: a day's keys are few, and a hit must stay one look-up.
+    if (results.size >= MEMO_CAPACITY) results.clear();
+    results.set(key, result);
+    return result;
+  };
+}
+
+const canonicalZones = memo<string | undefined>();
+const datesPlusDays = memo<string>();
+const dateComparisons = memo<number>();
+const localInstants = memo<number>();
+
 const LOCAL_DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const MINUTES_PER_DAY = 24 * 60;
 
@@ -44,13 +72,15 @@ function fromMinutesOfDay(minutes: number): LocalTime {
  * zone is unknown. Fixed offsets such as `+05:00` are refused: a schedule follows a place, with its DST rules.
  */
 export function canonicalTimeZone(timeZone: string): string | undefined {
-  const trimmed = timeZone.trim();
-  if (trimmed === '' || /^[+-]/.test(trimmed)) return undefined;
-  try {
-    return Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(trimmed).timeZoneId;
-  } catch {
-    return undefined;
-  }
+  return canonicalZones([timeZone], () => {
+    const trimmed = timeZone.trim();
+    if (trimmed === '' || /^[+-]/.test(trimmed)) return undefined;
+    try {
+      return Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(trimmed).timeZoneId;
+    } catch {
+      return undefined;
+    }
+  });
 }
 
 export function isValidTimeZone(timeZone: string): boolean {
@@ -69,12 +99,14 @@ export function localDateOf(instant: Date, timeZone: string): string {
 /** `YYYY-MM-DD` plus `days` calendar days. */
 export function addLocalDays(localDate: string, days: number): string {
   if (!LOCAL_DATE_PATTERN.test(localDate)) throw new RangeError(`not a local date: "${localDate}"`);
-  return Temporal.PlainDate.from(localDate).add({ days }).toString();
+  return datesPlusDays([localDate, days], () => Temporal.PlainDate.from(localDate).add({ days }).toString());
 }
 
 /** Negative, zero or positive as `a` is before, the same as or after `b` (both `YYYY-MM-DD`). */
 export function compareLocalDates(a: string, b: string): number {
-  return Temporal.PlainDate.compare(Temporal.PlainDate.from(a), Temporal.PlainDate.from(b));
+  return dateComparisons([a, b], () =>
+    Temporal.PlainDate.compare(Temporal.PlainDate.from(a), Temporal.PlainDate.from(b)),
+  );
 }
 
 /**
@@ -82,6 +114,11 @@ export function compareLocalDates(a: string, b: string): number {
  * gap yields the first valid minute after the gap; a time inside a fall-back overlap yields the earlier instant.
  */
 export function instantAtLocalTime(localDate: string, time: LocalTime, timeZone: string): Date {
+  const parts = [localDate, time.hour, time.minute, timeZone];
+  return new Date(localInstants(parts, () => computeInstantAtLocalTime(localDate, time, timeZone).getTime()));
+}
+
+function computeInstantAtLocalTime(localDate: string, time: LocalTime, timeZone: string): Date {
   const wallClock = Temporal.PlainDate.from(localDate).toPlainDateTime({ hour: time.hour, minute: time.minute });
   // `earlier` resolves an overlap to its first instant; inside a gap it lands before the gap with the old offset.
   const earlier = wallClock.toZonedDateTime(timeZone, { disambiguation: 'earlier' });

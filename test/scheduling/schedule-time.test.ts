@@ -84,6 +84,35 @@ describe('daylight-saving changes in America/Toronto', () => {
   });
 });
 
+describe('remembered results', () => {
+  it('answers a repeated question the same, with a Date of its own each time', () => {
+    const first = instantAtLocalTime('2026-03-08', { hour: 2, minute: 30 }, 'America/Toronto');
+    first.setTime(0);
+    const again = instantAtLocalTime('2026-03-08', { hour: 2, minute: 30 }, 'America/Toronto');
+    expect(again.toISOString()).toBe('2026-03-08T07:00:00.000Z');
+    expect(instantAtLocalTime('2026-03-08', { hour: 2, minute: 30 }, 'Europe/Paris').toISOString()).toBe(
+      '2026-03-08T01:30:00.000Z',
+    );
+    expect(addLocalDays('2026-12-31', 1)).toBe('2027-01-01');
+    expect(addLocalDays('2026-12-31', 1)).toBe('2027-01-01');
+    expect(addLocalDays('2026-12-31', -1)).toBe('2026-12-30');
+    expect([compareLocalDates('2026-01-02', '2026-01-10'), compareLocalDates('2026-01-10', '2026-01-02')]).toEqual([
+      -1, 1,
+    ]);
+  });
+
+  it('keeps refusing bad arguments when asked again, NUL characters included', () => {
+    expect(canonicalTimeZone('america/toronto')).toBe('America/Toronto');
+    expect(canonicalTimeZone('america/toronto\0')).toBeUndefined();
+    expect(() => compareLocalDates('2026-01-02\0', '2026-01-03')).toThrow(RangeError);
+    expect(() => compareLocalDates('2026-01-02', '\x1026-01-03')).toThrow(RangeError);
+    expect(() => compareLocalDates('2026-02-30', '2026-03-01')).toThrow(RangeError);
+    expect(() => compareLocalDates('2026-02-30', '2026-03-01')).toThrow(RangeError);
+    expect(() => instantAtLocalTime('2026-03-08', { hour: 9, minute: 0 }, 'Nowhere/City')).toThrow(RangeError);
+    expect(() => instantAtLocalTime('2026-03-08', { hour: 9, minute: 0 }, 'Nowhere/City')).toThrow(RangeError);
+  });
+});
+
 describe('nextOccurrence', () => {
   it('is strictly after the given instant and decided on the local date', () => {
     // 23:30 in Toronto on 2 March is already 3 March in UTC; the next 09:00 is on 3 March, Toronto time.
