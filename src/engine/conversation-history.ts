@@ -34,8 +34,11 @@ function rememberParsed(participantId: string, raw: string, messages: readonly C
   }
 }
 
-function frozenCopies(messages: readonly ConversationMessage[]): readonly ConversationMessage[] {
-  return Object.freeze(messages.map((message) => Object.freeze({ ...message })));
+/** The messages frozen, each copied first unless it already is frozen (kept from an earlier parse or write). */
+function frozen(messages: readonly ConversationMessage[], copy: boolean): readonly ConversationMessage[] {
+  return Object.freeze(
+    messages.map((message) => (Object.isFrozen(message) ? message : Object.freeze(copy ? { ...message } : message))),
+  );
 }
 
 async function storedHistory(repositories: Repositories, participantId: string) {
@@ -43,7 +46,8 @@ async function storedHistory(repositories: Repositories, participantId: string) 
   if (!raw) return [];
   const cached = parsedHistories.get(participantId);
   if (cached?.raw === raw) return cached.messages;
-  const messages = frozenCopies(parseHistory(raw).messages);
+  // Just parsed: nobody else holds these objects, so they are frozen as they are.
+  const messages = frozen(parseHistory(raw).messages, false);
   rememberParsed(participantId, raw, messages);
   return messages;
 }
@@ -64,5 +68,5 @@ export async function appendToHistory(
   const raw = JSON.stringify(trimmed);
   await writeData(repositories, participantId, { [DataKey.conversationHistory]: raw }, now);
   // What parsing `raw` would give: the messages as written, less any that parsing would drop.
-  rememberParsed(participantId, raw, frozenCopies(trimmed.messages.filter(isConversationMessage)));
+  rememberParsed(participantId, raw, frozen(trimmed.messages.filter(isConversationMessage), true));
 }

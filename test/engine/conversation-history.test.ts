@@ -58,5 +58,10 @@ describe('working history', () => {
       (first[0] as { content: string }).content = 'changed';
     }).toThrow(TypeError);
     expect(await readHistory(store, 'p_1')).toEqual([message('user', 'hello')]);
+    // The caller's own message objects stay theirs: not frozen, and changing them later changes nothing stored.
+    const mine = message('assistant', 'mine');
+    await appendToHistory(store, 'p_1', [mine], NOW);
+    mine.content = 'edited';
+    expect((await readHistory(store, 'p_1')).map((entry) => entry.content)).toEqual(['hello', 'mine']);
   });
 });
