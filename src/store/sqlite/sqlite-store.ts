@@ -6,6 +6,7 @@ import { createKyselyStore } from '../kysely/kysely-store.ts';
 import { runPreparedDirectly } from '../kysely/prepared-query.ts';
 import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
 import { withParticipantCache } from '../participant-cache.ts';
+import { withRecentTranscriptCache } from '../recent-transcript-cache.ts';
 import type { Store } from '../store.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
@@ -92,14 +93,14 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       await db.destroy();
       throw error;
     }
-    // One process owns a SQLite database, so its flow states and participants can be cached (flow-state-cache.ts,
-    // participant-cache.ts).
+    // One process owns a SQLite database, so its flow states, participants and the entries after each participant's
+    // latest message can be cached (flow-state-cache.ts, participant-cache.ts, recent-transcript-cache.ts).
     const store = createKyselyStore({
       db,
       dialect: sqliteDialect,
       ...(groupCommit ? { durable: groupCommit.durable, beforeClose: groupCommit.close } : {}),
     });
-    return withParticipantCache(withFlowStateCache(store));
+    return withParticipantCache(withFlowStateCache(withRecentTranscriptCache(store)));
   } catch (error) {
     if (database.open) database.close();
     throw error;
