@@ -534,6 +534,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
   const inbound = createInboundService({
     store,
+    // One process per SQLite database: no other instance can have begun a message this one received.
+    onlyProcessor: store.dialect === 'sqlite' && !coordinator,
     flow,
     participants,
     clock,

@@ -97,6 +97,12 @@ export interface InboundServiceOptions {
    * at most one notice per outage. Without it the engine answers with its "assistant unavailable" fallback.
    */
   outage?: LlmOutageOptions;
+  /**
+   * This process is the only one that processes messages (SQLite: one process per database): a message it received
+   * itself is untouched until it first processes it, so that first attempt skips the look-up of what an earlier
+   * attempt left in the transcript. Elsewhere another instance may have made that attempt and died.
+   */
+  onlyProcessor?: boolean;
 }
 
 export interface LlmOutageOptions {
@@ -137,6 +143,8 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
   const inFlight = new Set<Promise<void>>();
   /** Participants with a drain queued or running here: a sweep does not queue another. */
   const draining = new Map<string, number>();
+  /** With `onlyProcessor`: messages received here and not yet attempted (see the option). */
+  const untouched = new Set<string>();
   let stopping = false;
   let recoveryTimer: NodeJS.Timeout | undefined;
 
@@ -292,6 +300,8 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
   /** 'llm_down': the model call failed and the message is still pending. */
   async function process(inbound: InboundMessage, retrying = false): Promise<'done' | 'llm_down'> {
     let participant: Participant | undefined;
+    // Taken at once: whatever this attempt does, the next one looks at the transcript.
+    const firstAttempt = untouched.delete(inbound.id);
     try {
       participant = await store.participants.get(inbound.participantId);
       if (!participant) {
@@ -312,7 +322,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         );
         return 'done';
       }
-      const prior = await priorAttempt(inbound);
+      const prior = firstAttempt ? { recorded: false, answered: false } : await priorAttempt(inbound);
       if (prior.answered) {
         // The turn finished and its reply was sent, but the instance stopped before marking the message: no second
         // reply.
@@ -484,6 +494,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         );
       } else {
         metrics.recordInboundMessage(message.channel);
+        if (options.onlyProcessor) untouched.add(inbound.id);
         schedule(inbound.participantId, inbound.id);
       }
       return { inboundId: inbound.id, participantId: participant.id, duplicate };

@@ -7,6 +7,8 @@ import {
   describeOutgoing,
 } from '../../src/channels/outbox-messenger.ts';
 import { signBody } from '../../src/channels/webhook/webhook-signature.ts';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
 
 const PATH = '/channels/webhook/messages';
@@ -363,6 +365,51 @@ describe('processing', () => {
     await harness.inbound.idle();
     expect(harness.flow.messages).toEqual([]);
     expect((await harness.store.inbound.get('in_answered'))?.status).toBe('processed');
+  });
+
+  it('as the only processor, skips the look-up of an earlier attempt for a message it received itself', async () => {
+    const real = await createSqliteStore({ filename: ':memory:' });
+    const lookedUp: string[] = [];
+    const store: Store = {
+      ...real,
+      transcript: {
+        ...real.transcript,
+        forSourceMessage: (participantId, sourceMessageId) => {
+          lookedUp.push(sourceMessageId);
+          return real.transcript.forSourceMessage(participantId, sourceMessageId);
+        },
+      },
+    };
+    harness = await createApiHarness({ store, onlyProcessor: true });
+    const ada = await harness.enroll(PHONE);
+    await post({ from: PHONE, text: 'fresh', id: 'm1' });
+    expect(harness.flow.messages.map((message) => [message.text, message.recorded])).toEqual([['fresh', false]]);
+    expect(lookedUp).toEqual([]);
+    // Left by an earlier process, answered before it died: looked up, and not answered again.
+    await harness.store.inbound.record({
+      id: 'in_left',
+      channel: 'webhook',
+      participantId: ada.id,
+      from: PHONE,
+      text: 'answered before the crash',
+      receivedAt: harness.clock.now(),
+    });
+    await harness.store.transcript.append([
+      {
+        participantId: ada.id,
+        role: 'assistant',
+        kind: 'reply',
+        content: 'the reply that was sent',
+        sourceMessageId: 'in_left',
+        outboundId: 'out_1',
+        createdAt: harness.clock.now(),
+      },
+    ]);
+    await harness.inbound.recoverUnprocessed();
+    await harness.inbound.idle();
+    expect(lookedUp).toEqual(['in_left']);
+    expect(harness.flow.messages.map((message) => message.text)).toEqual(['fresh']);
+    expect((await harness.store.inbound.get('in_left'))?.status).toBe('processed');
   });
 
   it('processes one participant’s messages in arrival order even when recorded with the same time', async () => {

@@ -31,6 +31,8 @@ export interface ApiHarnessOptions {
   /** A system-like clock that is not manual (the `/admin/clock` 409 case). */
   clock?: Clock;
   store?: Store;
+  /** The inbound service's `onlyProcessor` (what the server sets on SQLite). */
+  onlyProcessor?: boolean;
   /** The configured listen host (`API_ADDR`), for the open-API warning. */
   host?: string;
   log?: Log;
@@ -88,6 +90,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     log: silentLog,
     metrics,
     autoEnroll: options.autoEnroll ?? false,
+    ...(options.onlyProcessor ? { onlyProcessor: true } : {}),
   });
   const runner = createJobRunner({ store, clock, lock, log: silentLog });
   const app = createApiServer({
