@@ -8,7 +8,6 @@ import {
   isConversationMessage,
   MAX_STORED_HISTORY,
   parseHistory,
-  trimHistory,
 } from '../domain/history.ts';
 import type { StoreRepositories } from '../store/store.ts';
 import { readValue, writeData } from './participant-data.ts';
@@ -16,47 +15,53 @@ import { readValue, writeData } from './participant-data.ts';
 type Repositories = Pick<StoreRepositories, 'flowStates'>;
 
 /**
- * Each participant's history as last parsed or written, with the stored text it came from. A turn reads its
- * participant's history three times (the context, and before each append), ≈ 10 kB of JSON each time, and what one
- * append writes is what the next read finds. The text is checked on every read (the same string object, so the
- * check is one comparison), so a history written elsewhere is parsed anew. The messages are frozen and shared.
+ * Each participant's history as last parsed or written, with the stored text it came from and, once appended to,
+ * each message's JSON. A turn reads its participant's history three times (the context, and before each append),
+ * ≈ 10 kB of JSON each time, and what one append writes is what the next read finds; an append writes the stored
+ * text from the kept messages' JSON instead of serialising all fifty again. The text is checked on every read (the
+ * same string object, so one comparison), so a history written elsewhere is parsed anew. Messages are frozen, shared.
  */
-const parsedHistories = new Map<string, { raw: string; messages: readonly ConversationMessage[] }>();
-/** Participants kept, the least recently used dropped: those whose turns are in flight. ≈ 15 kB each. */
-const PARSED_HISTORY_CAPACITY = 256;
+interface ParsedHistory {
+  raw: string;
+  messages: readonly ConversationMessage[];
+  /** `JSON.stringify` of each message, when known. */
+  encoded?: readonly string[];
+}
 
-function rememberParsed(participantId: string, raw: string, messages: readonly ConversationMessage[]): void {
+const parsedHistories = new Map<string, ParsedHistory>();
+/** Participants kept, the least recently used dropped: those whose turns are in flight. ≈ 25 kB each. */
+const PARSED_HISTORY_CAPACITY = 256;
+const NO_HISTORY: ParsedHistory = { raw: '', messages: [], encoded: [] };
+
+function rememberParsed(participantId: string, parsed: ParsedHistory): void {
   parsedHistories.delete(participantId);
-  parsedHistories.set(participantId, { raw, messages });
+  parsedHistories.set(participantId, parsed);
   if (parsedHistories.size > PARSED_HISTORY_CAPACITY) {
     const oldest = parsedHistories.keys().next().value;
     if (oldest !== undefined) parsedHistories.delete(oldest);
   }
 }
 
-/** The messages frozen, each copied first unless it already is frozen (kept from an earlier parse or write). */
-function frozen(messages: readonly ConversationMessage[], copy: boolean): readonly ConversationMessage[] {
-  return Object.freeze(
-    messages.map((message) => (Object.isFrozen(message) ? message : Object.freeze(copy ? { ...message } : message))),
-  );
-}
-
-async function storedHistory(repositories: Repositories, participantId: string) {
+async function storedHistory(repositories: Repositories, participantId: string): Promise<ParsedHistory> {
   const raw = await readValue(repositories, participantId, DataKey.conversationHistory);
-  if (!raw) return [];
+  if (!raw) return NO_HISTORY;
   const cached = parsedHistories.get(participantId);
-  if (cached?.raw === raw) return cached.messages;
+  if (cached?.raw === raw) return cached;
   // Just parsed: nobody else holds these objects, so they are frozen as they are.
-  const messages = frozen(parseHistory(raw).messages, false);
-  rememberParsed(participantId, raw, messages);
-  return messages;
+  const messages = Object.freeze(parseHistory(raw).messages.map((message) => Object.freeze(message)));
+  const parsed = { raw, messages };
+  rememberParsed(participantId, parsed);
+  return parsed;
 }
 
 export async function readHistory(repositories: Repositories, participantId: string): Promise<ConversationMessage[]> {
-  return [...(await storedHistory(repositories, participantId))];
+  return [...(await storedHistory(repositories, participantId)).messages];
 }
 
-/** Appends messages and keeps the last 50. */
+/**
+ * Appends messages and keeps the last 50. The stored text is what `JSON.stringify({ messages })` gives for the kept
+ * messages; parsing it back drops any that are not a user or assistant message, and so does what is kept here.
+ */
 export async function appendToHistory(
   repositories: Repositories,
   participantId: string,
@@ -64,9 +69,22 @@ export async function appendToHistory(
   now: Date,
 ): Promise<void> {
   const current = await storedHistory(repositories, participantId);
-  const trimmed = trimHistory({ messages: [...current, ...messages] }, MAX_STORED_HISTORY);
-  const raw = JSON.stringify(trimmed);
+  const all = [...current.messages, ...messages];
+  const encoded = [
+    ...(current.encoded ?? current.messages.map((message) => JSON.stringify(message))),
+    ...messages.map((message) => JSON.stringify(message)),
+  ];
+  const first = Math.max(0, all.length - MAX_STORED_HISTORY);
+  const raw = `{"messages":[${encoded.slice(first).join(',')}]}`;
   await writeData(repositories, participantId, { [DataKey.conversationHistory]: raw }, now);
-  // What parsing `raw` would give: the messages as written, less any that parsing would drop.
-  rememberParsed(participantId, raw, frozen(trimmed.messages.filter(isConversationMessage), true));
+  const kept: ConversationMessage[] = [];
+  const keptEncoded: string[] = [];
+  for (let index = first; index < all.length; index += 1) {
+    const message = all[index] as ConversationMessage;
+    if (!isConversationMessage(message)) continue;
+    // The caller's own objects stay theirs: a new message is copied before it is frozen.
+    kept.push(Object.isFrozen(message) ? message : Object.freeze({ ...message }));
+    keptEncoded.push(encoded[index] as string);
+  }
+  rememberParsed(participantId, { raw, messages: Object.freeze(kept), encoded: keptEncoded });
 }

@@ -28,11 +28,16 @@ describe('working history', () => {
     for (let index = 0; index < 30; index += 1) {
       await appendToHistory(store, 'p_1', [message('user', `q${index}`), message('assistant', `a${index}`)], NOW);
     }
+    const special = 'a "quoted"\nline, \\ ☕ \u2028 </script>';
+    await appendToHistory(store, 'p_1', [message('user', special)], NOW);
     const history = await readHistory(store, 'p_1');
     expect(history).toHaveLength(50);
-    expect(history[0]?.content).toBe('q5');
-    expect(history.at(-1)?.content).toBe('a29');
-    expect(history).toEqual(parseHistory(await readValue(store, 'p_1', DataKey.conversationHistory)).messages);
+    expect(history[0]?.content).toBe('a5');
+    expect(history.at(-1)?.content).toBe(special);
+    const stored = await readValue(store, 'p_1', DataKey.conversationHistory);
+    expect(history).toEqual(parseHistory(stored).messages);
+    // Written as serialising the kept messages gives it, byte for byte.
+    expect(stored).toBe(JSON.stringify({ messages: history }));
   });
 
   it('parses a history written elsewhere, dropping what is not a message, and appends to it', async () => {
@@ -44,6 +49,9 @@ describe('working history', () => {
     expect((await readHistory(store, 'p_1')).map((entry) => entry.content)).toEqual(['kept']);
     await appendToHistory(store, 'p_1', [message('assistant', 'reply')], NOW);
     expect((await readHistory(store, 'p_1')).map((entry) => entry.content)).toEqual(['kept', 'reply']);
+    expect(await readValue(store, 'p_1', DataKey.conversationHistory)).toBe(
+      JSON.stringify({ messages: [message('user', 'kept'), message('assistant', 'reply')] }),
+    );
     // Rewritten by hand to a text seen before: read as that text says, not as it was last appended.
     await writeData(store, 'p_1', { [DataKey.conversationHistory]: stored }, NOW);
     expect((await readHistory(store, 'p_1')).map((entry) => entry.content)).toEqual(['kept']);
