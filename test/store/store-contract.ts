@@ -345,7 +345,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         ]);
       });
 
-      it('lists the newest entries inside a transaction that appended them, with older ones from before it', async () => {
+      it('lists the newest entries inside a transaction that appended them, older ones from before it', async () => {
         await store.transcript.append([makeEntry('before 1'), makeEntry('before 2')]);
         const contents = (entries: { content: string }[]) => entries.map((entry) => entry.content);
         const seen = await store.transaction(async (tx) => {
