@@ -11,7 +11,7 @@ import type { Messenger, Outgoing, SentMessage } from '../engine/messenger.ts';
 import { writeData } from '../engine/participant-data.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
-import { JobStatus, type Store } from '../store/store.ts';
+import { JobStatus, type Store, type TranscriptEntry } from '../store/store.ts';
 import type { OutboundMessage } from './channel.ts';
 import { nextPollNumber, onlyPolls } from './recorded-polls.ts';
 
@@ -38,7 +38,7 @@ const POLL_RUN_LOOKS = [1, 2, 10];
 
 /** The number of the first option of a poll sent now to the participant (see `nextPollNumber`). */
 async function nextPollNumberFor(tx: Store, participantId: string): Promise<number> {
-  let newest: Awaited<ReturnType<Store['transcript']['list']>> = [];
+  let newest: TranscriptEntry[] = [];
   for (const limit of POLL_RUN_LOOKS) {
     newest = await tx.transcript.list(participantId, { limit });
     if (newest.length < limit || !onlyPolls(newest)) break;

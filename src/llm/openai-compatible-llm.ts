@@ -4,12 +4,7 @@
  * failures, timeouts, 408, 409, 429 and 5xx with exponential back-off (honouring `retry-after` / `retry-after-ms`).
  */
 import OpenAI from 'openai';
-import type {
-  ChatCompletion,
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { AppError } from '../domain/errors.ts';
 import { keepAliveFetch } from '../http/keep-alive-fetch.ts';
 import type { ChatMessage, ChatResponse, LlmClient, LlmToolCall, ToolDefinition } from './llm.ts';
@@ -70,7 +65,7 @@ export function createOpenAiCompatibleLlm(options: OpenAiCompatibleLlmOptions): 
         messages: request.messages.map(toOpenAiMessage),
         ...(temperature === undefined ? {} : { temperature }),
         ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
-      } as ChatCompletionCreateParamsNonStreaming;
+      };
       try {
         // `chat.completions.create` would serialise the body with a replacer called for every value in it (the SDK
         // watches for `stream`); the generic `post` sends our own encoding as it is, with the same retries and errors.

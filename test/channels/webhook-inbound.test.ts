@@ -25,6 +25,32 @@ async function post(body: unknown, headers: Record<string, string> = {}) {
   return response;
 }
 
+/**
+ * A message left `received` by a process that died after its turn: the reply is in the transcript (and its delivery
+ * queued), but the message was never marked processed.
+ */
+async function answeredBeforeCrash(harness: ApiHarness, participantId: string, id: string): Promise<void> {
+  await harness.store.inbound.record({
+    id,
+    channel: 'webhook',
+    participantId,
+    from: PHONE,
+    text: 'answered before the crash',
+    receivedAt: harness.clock.now(),
+  });
+  await harness.store.transcript.append([
+    {
+      participantId,
+      role: 'assistant',
+      kind: 'reply',
+      content: 'the reply that was sent',
+      sourceMessageId: id,
+      outboundId: 'out_1',
+      createdAt: harness.clock.now(),
+    },
+  ]);
+}
+
 describe('POST /channels/webhook/messages', () => {
   it('answers 202 {"status":"ok"} once recorded, then processes the message', async () => {
     harness = await createApiHarness();
@@ -341,26 +367,7 @@ describe('processing', () => {
   it('does not answer again a message whose reply went out before a crash; only marks it processed', async () => {
     harness = await createApiHarness();
     const ada = await harness.enroll(PHONE);
-    await harness.store.inbound.record({
-      id: 'in_answered',
-      channel: 'webhook',
-      participantId: ada.id,
-      from: PHONE,
-      text: 'answered before the crash',
-      receivedAt: harness.clock.now(),
-    });
-    // The turn's reply is in the transcript (and its delivery queued); the process died before marking the message.
-    await harness.store.transcript.append([
-      {
-        participantId: ada.id,
-        role: 'assistant',
-        kind: 'reply',
-        content: 'the reply that was sent',
-        sourceMessageId: 'in_answered',
-        outboundId: 'out_1',
-        createdAt: harness.clock.now(),
-      },
-    ]);
+    await answeredBeforeCrash(harness, ada.id, 'in_answered');
     expect(await harness.inbound.recoverUnprocessed()).toBe(1);
     await harness.inbound.idle();
     expect(harness.flow.messages).toEqual([]);
@@ -386,25 +393,7 @@ describe('processing', () => {
     expect(harness.flow.messages.map((message) => [message.text, message.recorded])).toEqual([['fresh', false]]);
     expect(lookedUp).toEqual([]);
     // Left by an earlier process, answered before it died: looked up, and not answered again.
-    await harness.store.inbound.record({
-      id: 'in_left',
-      channel: 'webhook',
-      participantId: ada.id,
-      from: PHONE,
-      text: 'answered before the crash',
-      receivedAt: harness.clock.now(),
-    });
-    await harness.store.transcript.append([
-      {
-        participantId: ada.id,
-        role: 'assistant',
-        kind: 'reply',
-        content: 'the reply that was sent',
-        sourceMessageId: 'in_left',
-        outboundId: 'out_1',
-        createdAt: harness.clock.now(),
-      },
-    ]);
+    await answeredBeforeCrash(harness, ada.id, 'in_left');
     await harness.inbound.recoverUnprocessed();
     await harness.inbound.idle();
     expect(lookedUp).toEqual(['in_left']);
