@@ -6,7 +6,9 @@
  *
  * It does what those calls need and hands everything else to the global fetch unchanged: a string or URL input with
  * an http(s) scheme, a string/bytes body (or none), any headers, an `AbortSignal`. Elsewhere it behaves as fetch:
- * - the whole body is read before the response resolves, decompressed when the server compressed it;
+ * - the whole body is read before the response resolves, decompressed when the server compressed it; `text()`,
+ *   `json()`, `arrayBuffer()` and `bytes()` read it from memory (`bufferedResponse`), a stream is made only for
+ *   `body`, `blob()`, `formData()` or `clone()`;
  * - a redirect is followed by the global fetch (it re-sends the request), unless `redirect: 'manual'`;
  * - a network failure rejects with `TypeError('fetch failed')` whose `cause` is the system error; an abort rejects
  *   with the signal's reason;
@@ -74,11 +76,69 @@ interface RawResponse {
   body: Buffer;
 }
 
-function send(url: URL, init: FetchInit, body: Buffer | undefined, attempt: number): Promise<RawResponse> {
+/**
+ * A response whose body is already in memory. Reading it whole needs no stream, and for a model call those streams
+ * were most of what the response cost (the SDK reads it with `text()`); its headers are the ones given, not a
+ * copy. A stream is made only when asked for one (`body`, `blob()`, `formData()`, `clone()`), and from then on every
+ * read goes through it, so "read once" holds across both ways of reading. A real `Response` whose body members are
+ * its own properties (TypeScript's `Response` type declares them as properties, which a subclass cannot override).
+ */
+export function bufferedResponse(
+  bytes: Buffer,
+  init: { status: number; statusText: string; headers: Headers },
+): Response {
+  const response = new Response(null, { status: init.status, statusText: init.statusText });
+  let read = false;
+  let streamed: Response | undefined;
+  const stream = (): Response => {
+    streamed ??= new Response(read ? null : bytes, init);
+    return streamed;
+  };
+  /** The body read once, as fetch allows: a second read rejects with a TypeError, as fetch's does. */
+  function take<T>(readBody: () => T): Promise<T> {
+    if (read) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
+    read = true;
+    try {
+      return Promise.resolve(readBody());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  const copy = (): Uint8Array<ArrayBuffer> => new Uint8Array(bytes);
+  Object.defineProperties(response, {
+    headers: { value: init.headers },
+    body: { get: () => stream().body },
+    bodyUsed: { get: () => read || (streamed?.bodyUsed ?? false) },
+    text: { value: () => (streamed ? streamed.text() : take(() => utf8.decode(bytes))) },
+    json: { value: () => (streamed ? streamed.json() : take(() => JSON.parse(utf8.decode(bytes)))) },
+    arrayBuffer: { value: () => (streamed ? streamed.arrayBuffer() : take(() => copy().buffer)) },
+    bytes: { value: () => (streamed ? streamed.bytes() : take(copy)) },
+    blob: { value: () => stream().blob() },
+    formData: { value: () => stream().formData() },
+    clone: {
+      value: () => {
+        if (read) throw new TypeError('Response.clone: Body has already been consumed.');
+        return stream().clone();
+      },
+    },
+  });
+  return response;
+}
+
+/** As fetch decodes a body: UTF-8, a byte-order mark dropped, malformed bytes replaced. */
+const utf8 = new TextDecoder();
+
+function requestHeaders(given: FetchInit['headers']): Record<string, string> {
   const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, name) => {
+  // The SDK passes a `Headers` already; anything else is normalised (and checked) by one.
+  (given instanceof Headers ? given : new Headers(given)).forEach((value, name) => {
     headers[name] = value;
   });
+  return headers;
+}
+
+function send(url: URL, init: FetchInit, body: Buffer | undefined, attempt: number): Promise<RawResponse> {
+  const headers = requestHeaders(init.headers);
   if (body !== undefined) headers['content-length'] = String(body.byteLength);
   const signal = init.signal ?? undefined;
   const transport = url.protocol === 'https:' ? https : http;
@@ -146,9 +206,6 @@ export const keepAliveFetch: typeof globalThis.fetch = async (input, init = {}) 
       throw fetchFailed(error);
     }
   }
-  return new Response(NULL_BODY_STATUSES.has(raw.status) ? null : body, {
-    status: raw.status,
-    statusText: raw.statusText,
-    headers,
-  });
+  const answer = { status: raw.status, statusText: raw.statusText, headers };
+  return NULL_BODY_STATUSES.has(raw.status) ? new Response(null, answer) : bufferedResponse(body, answer);
 };
