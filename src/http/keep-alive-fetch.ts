@@ -43,16 +43,17 @@ const MAX_STALE_RETRIES = 2;
 type FetchInput = Parameters<typeof globalThis.fetch>[0];
 type FetchInit = NonNullable<Parameters<typeof globalThis.fetch>[1]>;
 
-function bodyBytes(body: FetchInit['body']): Buffer | undefined | false {
+/** A string body is sent as it is: `http` writes it, UTF-8, in one piece with the request's head. */
+function bodyBytes(body: FetchInit['body']): Buffer | string | undefined | false {
   if (body === undefined || body === null) return undefined;
-  if (typeof body === 'string') return Buffer.from(body);
+  if (typeof body === 'string') return body;
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (body instanceof ArrayBuffer) return Buffer.from(body);
   return false;
 }
 
 /** The URL and body bytes when this module can send the request itself, else undefined (the global fetch sends it). */
-function ownRequest(input: FetchInput, init: FetchInit): { url: URL; body: Buffer | undefined } | undefined {
+function ownRequest(input: FetchInput, init: FetchInit): { url: URL; body: Buffer | string | undefined } | undefined {
   if (process.env.NODE_USE_ENV_PROXY) return undefined;
   if (typeof input !== 'string' && !(input instanceof URL)) return undefined;
   const url = new URL(input);
@@ -137,9 +138,9 @@ function requestHeaders(given: FetchInit['headers']): Record<string, string> {
   return headers;
 }
 
-function send(url: URL, init: FetchInit, body: Buffer | undefined, attempt: number): Promise<RawResponse> {
+function send(url: URL, init: FetchInit, body: Buffer | string | undefined, attempt: number): Promise<RawResponse> {
   const headers = requestHeaders(init.headers);
-  if (body !== undefined) headers['content-length'] = String(body.byteLength);
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
   const signal = init.signal ?? undefined;
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise<RawResponse>((resolve, reject) => {
