@@ -221,6 +221,7 @@ describe('bufferedResponse (the body keepAliveFetch read, kept in memory)', () =
     expect(response.status).toBe(200);
     expect(response.ok).toBe(true);
     expect(response.headers.get('content-type')).toBe('application/json');
-    expect(await answer('blob').blob().then((blob) => blob.text())).toBe('blob');
+    const blob = await answer('blob').blob();
+    expect(await blob.text()).toBe('blob');
   });
 });
