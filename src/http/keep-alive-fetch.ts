@@ -52,7 +52,7 @@ function bodyBytes(body: FetchInit['body']): Buffer | string | undefined | false
   return false;
 }
 
-/** The URL and body bytes when this module can send the request itself, else undefined (the global fetch sends it). */
+/** The URL and body when this module can send the request itself, else undefined (the global fetch sends it). */
 function ownRequest(input: FetchInput, init: FetchInit): { url: URL; body: Buffer | string | undefined } | undefined {
   if (process.env.NODE_USE_ENV_PROXY) return undefined;
   if (typeof input !== 'string' && !(input instanceof URL)) return undefined;
