@@ -1,5 +1,5 @@
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import { withFlowStateCache } from '../flow-state-cache.ts';
 import type { Database } from '../kysely/database.ts';
 import { createKyselyStore } from '../kysely/kysely-store.ts';
@@ -11,6 +11,7 @@ import type { Store } from '../store.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 import { withStatementCache } from './statement-cache.ts';
+import { UnaryPlusParameterSqliteDialect } from './unary-plus-parameters.ts';
 
 export interface SqliteStoreOptions {
   /** A file path, or `':memory:'` for a private in-memory database (tests). */
@@ -76,7 +77,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
         ? createGroupCommit({ filename: options.filename })
         : undefined;
     const statements = withStatementCache(database, groupCommit ? { observer: groupCommit.afterStatement } : {});
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+    const db = new Kysely<Database>({ dialect: new UnaryPlusParameterSqliteDialect({ database: statements }) });
     runPreparedDirectly(db, (sqlText, parameters, inTransaction) => {
       // Another caller's transaction is open (it holds Kysely's connection mutex), or a stream is (better-sqlite3
       // runs no write until it ends): wait for them through Kysely.
