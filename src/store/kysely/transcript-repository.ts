@@ -22,8 +22,8 @@ const forSourceMessage = preparedQuery((db, params: { participantId: string; sou
 );
 
 const afterLastMessage = preparedByLimit((db, params: { participantId: string }, limit) => {
-  // Role as a literal, like every transcript query: a bound role would make SQLite plan the statement again on every
-  // run (the partial index of migration 012 is restricted on it).
+  // Role as a literal, like every transcript query: the partial index of migration 012 is restricted on it, and only
+  // a literal lets SQLite choose it (bound values are `+?` on SQLite, which its planner never reads).
   const lastMessage = db
     .selectFrom('transcript as message')
     .select('message.id')
