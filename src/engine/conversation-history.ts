@@ -9,6 +9,7 @@ import {
   MAX_STORED_HISTORY,
   parseHistory,
 } from '../domain/history.ts';
+import { setMostRecent } from '../store/recently-used.ts';
 import type { StoreRepositories } from '../store/store.ts';
 import { readValue, writeData } from './participant-data.ts';
 
@@ -34,12 +35,7 @@ const PARSED_HISTORY_CAPACITY = 256;
 const NO_HISTORY: ParsedHistory = { raw: '', messages: [], encoded: [] };
 
 function rememberParsed(participantId: string, parsed: ParsedHistory): void {
-  parsedHistories.delete(participantId);
-  parsedHistories.set(participantId, parsed);
-  if (parsedHistories.size > PARSED_HISTORY_CAPACITY) {
-    const oldest = parsedHistories.keys().next().value;
-    if (oldest !== undefined) parsedHistories.delete(oldest);
-  }
+  setMostRecent(parsedHistories, participantId, parsed, PARSED_HISTORY_CAPACITY);
 }
 
 async function storedHistory(repositories: Repositories, participantId: string): Promise<ParsedHistory> {

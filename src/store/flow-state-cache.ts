@@ -19,6 +19,7 @@
  * Never use it for PostgreSQL: other processes write the same rows.
  */
 import type { FlowState } from '../domain/flow-state.ts';
+import { setMostRecent } from './recently-used.ts';
 import type { FlowStateRepository, ParticipantRepository, Store } from './store.ts';
 
 /**
@@ -61,12 +62,7 @@ export function withFlowStateCache(store: Store, capacity: number = DEFAULT_CAPA
     generations.set(participantId, generationOf(participantId) + 1);
   }
   function remember(participantId: string, state: FlowState): void {
-    cached.delete(participantId);
-    cached.set(participantId, copy(state));
-    if (cached.size > capacity) {
-      const oldest = cached.keys().next().value;
-      if (oldest !== undefined) cached.delete(oldest);
-    }
+    setMostRecent(cached, participantId, copy(state), capacity);
   }
 
   function flowStates(inner: FlowStateRepository, pending: PendingWrites | undefined): FlowStateRepository {

@@ -16,6 +16,7 @@
  * Never use it for PostgreSQL: other processes write the same rows.
  */
 import type { Participant } from '../domain/participant.ts';
+import { setMostRecent } from './recently-used.ts';
 import type { ParticipantRepository, Store } from './store.ts';
 
 /** Participants kept; past this the least recently used are dropped. Rows are small (a few hundred bytes). */
@@ -47,16 +48,9 @@ export function withParticipantCache(store: Store, capacity: number = DEFAULT_CA
     writes += 1;
   }
   function remember(participant: Participant): void {
-    byId.delete(participant.id);
-    byId.set(participant.id, copy(participant));
     idByPhone.set(participant.phoneNumber, participant.id);
-    if (byId.size > capacity) {
-      const oldest = byId.values().next().value;
-      if (oldest) {
-        byId.delete(oldest.id);
-        idByPhone.delete(oldest.phoneNumber);
-      }
-    }
+    const dropped = setMostRecent(byId, participant.id, copy(participant), capacity);
+    if (dropped) idByPhone.delete(dropped.phoneNumber);
   }
 
   /** Outside a transaction: reads through the cache, writes forget at once. */

@@ -16,6 +16,8 @@
  *
  * Never use it for PostgreSQL: other processes write the same rows.
  */
+
+import { setMostRecent } from './recently-used.ts';
 import type { Store, TranscriptEntry, TranscriptRepository } from './store.ts';
 
 /** Participants kept; past this the least recently used are dropped. A few small entries each. */
@@ -41,13 +43,8 @@ export function withRecentTranscriptCache(store: Store, capacity: number = DEFAU
   const known = new Map<string, Known>();
 
   function remember(participantId: string, state: Known): void {
-    known.delete(participantId);
-    if (state.after.length > MAX_ENTRIES_AFTER_MESSAGE) return;
-    known.set(participantId, state);
-    if (known.size > capacity) {
-      const oldest = known.keys().next().value;
-      if (oldest !== undefined) known.delete(oldest);
-    }
+    if (state.after.length > MAX_ENTRIES_AFTER_MESSAGE) known.delete(participantId);
+    else setMostRecent(known, participantId, state, capacity);
   }
 
   /** Takes in a participant's committed entries, oldest first. */
