@@ -1,6 +1,7 @@
 /**
  * The flow-state read-modify-write (`writeData`) inside a transaction, as the conversation flow does it several times
- * per turn: read the row (≈ 10 kB of state data with a full working history), merge one key, write it back.
+ * per turn: read the row (state data with a partly filled profile; the working history has its own table since
+ * migration 016), merge one key, write it back.
  */
 import { DataKey } from '../../src/domain/data-keys.ts';
 import { writeData } from '../../src/engine/participant-data.ts';

@@ -49,7 +49,7 @@ export function fullWorkingHistory(now: Date = BENCH_START): ConversationMessage
   }));
 }
 
-/** The state data of a participant in the middle of intake, with a full history and a partly filled profile. */
+/** The state data of a participant in the middle of intake, with a partly filled profile (the history is apart). */
 export function midConversationStateData(participant: Participant, now: Date = BENCH_START): StateData {
   const profile = parseProfile('', now);
   profile.habit_domain = 'movement';
@@ -57,18 +57,22 @@ export function midConversationStateData(participant: Participant, now: Date = B
   return {
     [DataKey.participantBackground]: formatParticipantBackground(participant),
     [DataKey.conversationState]: ConversationState.INTAKE,
-    [DataKey.conversationHistory]: JSON.stringify({ messages: fullWorkingHistory(now) }),
     [DataKey.userProfile]: serializeProfile(profile),
   };
 }
 
-/** Enrols participants 0 … count − 1, each with a mid-conversation flow state, in one transaction. */
+/**
+ * Enrols participants 0 … count − 1, each with a mid-conversation flow state and a full working history, in one
+ * transaction.
+ */
 export async function enrollParticipants(store: Store, count: number, now: Date = BENCH_START): Promise<Participant[]> {
   const participants = Array.from({ length: count }, (_, index) => benchParticipant(index, now));
   await store.transaction(async (transaction) => {
     for (const participant of participants) {
       await transaction.participants.create(participant);
       await transaction.flowStates.save(newFlowState(participant.id, now, midConversationStateData(participant, now)));
+      const history = fullWorkingHistory(now).map((message) => JSON.stringify(message));
+      await transaction.history.append(participant.id, 1, history);
     }
   });
   return participants;

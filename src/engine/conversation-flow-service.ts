@@ -133,12 +133,9 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
         at: message.receivedAt,
         sourceMessageId: message.sourceMessageId,
       });
-      await appendToHistory(
-        tx,
-        message.participantId,
-        [{ role: 'user', content: userText, timestamp: message.receivedAt.toISOString() }],
-        now,
-      );
+      await appendToHistory(tx, message.participantId, [
+        { role: 'user', content: userText, timestamp: message.receivedAt.toISOString() },
+      ]);
       const module = await route(tx, message.participantId, now);
       return { history, module };
     });
@@ -280,12 +277,9 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     try {
       // The reply and its working-history entry commit together: one transaction instead of two.
       await store.transaction(async (tx) => {
-        await appendToHistory(
-          tx,
-          participant.id,
-          [{ role: 'assistant', content: loop.content, timestamp: repliedAt.toISOString() }],
-          repliedAt,
-        );
+        await appendToHistory(tx, participant.id, [
+          { role: 'assistant', content: loop.content, timestamp: repliedAt.toISOString() },
+        ]);
         if (module === ConversationState.FEEDBACK) {
           await dependencies.hooks?.onFeedbackTurn?.(tx, { participantId: participant.id, at: repliedAt });
         }

@@ -1,51 +1,72 @@
 /**
  * The working history (`conversationHistory`, last 50 messages). The full transcript is written separately and
- * never trimmed; this is only the model's short-term memory.
+ * never trimmed; this is only the model's short-term memory. It is stored one row per message (`store.history`,
+ * migration 016): appending writes only the new messages, and older rows are deleted in batches.
  */
-import { DataKey } from '../domain/data-keys.ts';
-import {
-  type ConversationMessage,
-  isConversationMessage,
-  MAX_STORED_HISTORY,
-  parseHistory,
-} from '../domain/history.ts';
+import { DataKey, type StateData } from '../domain/data-keys.ts';
+import { type ConversationMessage, isConversationMessage, MAX_STORED_HISTORY } from '../domain/history.ts';
 import { setMostRecent } from '../store/recently-used.ts';
 import type { StoreRepositories } from '../store/store.ts';
-import { readValue, writeData } from './participant-data.ts';
+import { readData } from './participant-data.ts';
 
-type Repositories = Pick<StoreRepositories, 'flowStates'>;
+type Repositories = Pick<StoreRepositories, 'history'>;
 
 /**
- * Each participant's history as last parsed or written, with the stored text it came from and, once appended to,
- * each message's JSON. A turn reads its participant's history three times (the context, and before each append),
- * ≈ 10 kB of JSON each time, and what one append writes is what the next read finds; an append writes the stored
- * text from the kept messages' JSON instead of serialising all fifty again. The text is checked on every read (the
- * same string object, so one comparison), so a history written elsewhere is parsed anew. Messages are frozen, shared.
+ * Rows beyond the newest 50 are deleted when the newest message's number is a multiple of this: one delete of up to
+ * this many rows instead of one per message (a delete writes the page of the oldest rows, an append the newest).
+ */
+export const HISTORY_TRIM_EVERY = 10;
+
+/**
+ * Each participant's history as last read or written: the newest stored row (number and text) it ends with, its
+ * messages and each one's JSON. A turn reads its participant's history three times (the context, and before each
+ * append); with this, each read is one look-up of the newest row, and the messages are parsed only when that row is
+ * not the one remembered. Rows are only ever appended or deleted, never changed, so a matching newest row means the
+ * rest matches too: a history written elsewhere (another instance, a rolled-back append) is read anew.
+ * Messages are frozen, shared.
  */
 interface ParsedHistory {
-  raw: string;
+  lastSeq: number;
+  lastText: string;
   messages: readonly ConversationMessage[];
-  /** `JSON.stringify` of each message, when known. */
-  encoded?: readonly string[];
+  encoded: readonly string[];
 }
 
 const parsedHistories = new Map<string, ParsedHistory>();
 /** Participants kept, the least recently used dropped: those whose turns are in flight. ≈ 25 kB each. */
 const PARSED_HISTORY_CAPACITY = 256;
-const NO_HISTORY: ParsedHistory = { raw: '', messages: [], encoded: [] };
+const NO_HISTORY: ParsedHistory = { lastSeq: 0, lastText: '', messages: [], encoded: [] };
 
 function rememberParsed(participantId: string, parsed: ParsedHistory): void {
   setMostRecent(parsedHistories, participantId, parsed, PARSED_HISTORY_CAPACITY);
 }
 
+/** A stored message, parsed; undefined when it is not a user or assistant message (it is then left out). */
+function parseMessage(text: string): ConversationMessage | undefined {
+  try {
+    const message: unknown = JSON.parse(text);
+    return isConversationMessage(message) ? Object.freeze(message) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function storedHistory(repositories: Repositories, participantId: string): Promise<ParsedHistory> {
-  const raw = await readValue(repositories, participantId, DataKey.conversationHistory);
-  if (!raw) return NO_HISTORY;
+  const newest = await repositories.history.newest(participantId);
+  if (!newest) return NO_HISTORY;
   const cached = parsedHistories.get(participantId);
-  if (cached?.raw === raw) return cached;
-  // Just parsed: nobody else holds these objects, so they are frozen as they are.
-  const messages = Object.freeze(parseHistory(raw).messages.map((message) => Object.freeze(message)));
-  const parsed = { raw, messages };
+  if (cached && cached.lastSeq === newest.seq && cached.lastText === newest.message) return cached;
+  const rows = await repositories.history.latest(participantId, MAX_STORED_HISTORY);
+  const messages: ConversationMessage[] = [];
+  const encoded: string[] = [];
+  for (const row of rows) {
+    const message = parseMessage(row.message);
+    if (!message) continue;
+    messages.push(message);
+    encoded.push(row.message);
+  }
+  const last = rows.at(-1) ?? newest;
+  const parsed = { lastSeq: last.seq, lastText: last.message, messages: Object.freeze(messages), encoded };
   rememberParsed(participantId, parsed);
   return parsed;
 }
@@ -55,32 +76,48 @@ export async function readHistory(repositories: Repositories, participantId: str
 }
 
 /**
- * Appends messages and keeps the last 50. The stored text is what `JSON.stringify({ messages })` gives for the kept
- * messages; parsing it back drops any that are not a user or assistant message, and so does what is kept here.
+ * The history as the contract's `conversationHistory` value, `{"messages":[…]}`; empty when there is none (as an
+ * unset state-data key is).
  */
+export async function readHistoryValue(repositories: Repositories, participantId: string): Promise<string> {
+  const { encoded } = await storedHistory(repositories, participantId);
+  return encoded.length === 0 ? '' : `{"messages":[${encoded.join(',')}]}`;
+}
+
+/** Appends messages (any that are not a user or assistant message are left out) and keeps the last 50. */
 export async function appendToHistory(
   repositories: Repositories,
   participantId: string,
-  messages: ConversationMessage[],
-  now: Date,
+  messages: readonly ConversationMessage[],
 ): Promise<void> {
+  // The caller's own objects stay theirs: a new message is copied before it is frozen.
+  const added = messages.filter(isConversationMessage).map((message) => Object.freeze({ ...message }));
+  if (added.length === 0) return;
   const current = await storedHistory(repositories, participantId);
-  const all = [...current.messages, ...messages];
-  const encoded = [
-    ...(current.encoded ?? current.messages.map((message) => JSON.stringify(message))),
-    ...messages.map((message) => JSON.stringify(message)),
-  ];
-  const first = Math.max(0, all.length - MAX_STORED_HISTORY);
-  const raw = `{"messages":[${encoded.slice(first).join(',')}]}`;
-  await writeData(repositories, participantId, { [DataKey.conversationHistory]: raw }, now);
-  const kept: ConversationMessage[] = [];
-  const keptEncoded: string[] = [];
-  for (let index = first; index < all.length; index += 1) {
-    const message = all[index] as ConversationMessage;
-    if (!isConversationMessage(message)) continue;
-    // The caller's own objects stay theirs: a new message is copied before it is frozen.
-    kept.push(Object.isFrozen(message) ? message : Object.freeze({ ...message }));
-    keptEncoded.push(encoded[index] as string);
+  const addedText = added.map((message) => JSON.stringify(message));
+  await repositories.history.append(participantId, current.lastSeq + 1, addedText);
+  const lastSeq = current.lastSeq + added.length;
+  if (Math.floor(lastSeq / HISTORY_TRIM_EVERY) > Math.floor(current.lastSeq / HISTORY_TRIM_EVERY)) {
+    await repositories.history.deleteBefore(participantId, lastSeq - MAX_STORED_HISTORY + 1);
   }
-  rememberParsed(participantId, { raw, messages: Object.freeze(kept), encoded: keptEncoded });
+  const first = Math.max(0, current.messages.length + added.length - MAX_STORED_HISTORY);
+  rememberParsed(participantId, {
+    lastSeq,
+    lastText: addedText.at(-1) as string,
+    messages: Object.freeze([...current.messages, ...added].slice(first)),
+    encoded: [...current.encoded, ...addedText].slice(first),
+  });
+}
+
+/**
+ * The participant's state data with the working history under its contract key (first, as the original stored it):
+ * what the organiser's state view shows.
+ */
+export async function readDataWithHistory(
+  repositories: Pick<StoreRepositories, 'history' | 'flowStates'>,
+  participantId: string,
+): Promise<StateData> {
+  const history = await readHistoryValue(repositories, participantId);
+  const data = await readData(repositories, participantId);
+  return history ? { [DataKey.conversationHistory]: history, ...data } : data;
 }

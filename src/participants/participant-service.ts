@@ -16,7 +16,7 @@ import { formatParticipantBackground, type Participant, ParticipantStatus } from
 import { toE164 } from '../domain/phone.ts';
 import { parseProfile, type UserProfile } from '../domain/profile.ts';
 import type { ConversationFlow } from '../engine/conversation-flow.ts';
-import { appendToHistory } from '../engine/conversation-history.ts';
+import { appendToHistory, readDataWithHistory } from '../engine/conversation-history.ts';
 import type { Messenger, SentMessage } from '../engine/messenger.ts';
 import { conversationStateOf, newFlowState, writeData } from '../engine/participant-data.ts';
 import { stateTransitionJobKey, type TransitionOutcome, transitionInTransaction } from '../engine/state-transition.ts';
@@ -344,7 +344,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
   async function state(participantId: string): Promise<ParticipantStateView> {
     await requireParticipant(participantId);
     const flowState = await store.flowStates.get(participantId);
-    const data: StateData = { ...(flowState?.stateData ?? {}) };
+    const data = await readDataWithHistory(store, participantId);
     const storedProfile = data[DataKey.userProfile];
     return {
       currentState: flowState?.currentState ?? null,
@@ -391,7 +391,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
       // The participant saw this message from the same number as the coach: the model must know it was said, or
       // it would contradict it or ignore the participant's answer to it.
       const now = clock.now();
-      await appendToHistory(store, participantId, [{ role: 'assistant', content, timestamp: now.toISOString() }], now);
+      await appendToHistory(store, participantId, [{ role: 'assistant', content, timestamp: now.toISOString() }]);
       return sent;
     });
   }

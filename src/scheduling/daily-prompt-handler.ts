@@ -265,12 +265,9 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
         },
         now,
       );
-      await appendToHistory(
-        tx,
-        participant.id,
-        [{ role: 'assistant', content: prompt, timestamp: sentAt.toISOString() }],
-        now,
-      );
+      await appendToHistory(tx, participant.id, [
+        { role: 'assistant', content: prompt, timestamp: sentAt.toISOString() },
+      ]);
       const followUps =
         (await options.afterPromptSent?.(tx, {
           participantId: participant.id,

@@ -1,8 +1,8 @@
 /**
  * A read cache of flow states for a store that is the only writer of its database (SQLite: one process, see the
  * state-directory lock). A turn reads the participant's flow state a dozen times (routing, context, profile, tools,
- * history), each a query and a parse of a row of ~10 kB; with the cache, only the first read of a participant goes
- * to the database.
+ * history), each a query and a parse of the row (≈ 1–2 kB; ≈ 10 kB while it held the working history, before migration
+ * 016); with the cache, only the first read of a participant goes to the database.
  *
  * Correctness rests on three rules:
  * - A write outside a transaction invalidates the entry; a write inside one is kept aside and becomes the cached
@@ -25,7 +25,7 @@ import type { FlowStateRepository, ParticipantRepository, Store } from './store.
 /**
  * Participants whose state is kept; past this the least recently used are dropped. The cache serves the dozen reads of
  * one turn and the turns of participants who are writing now, so it only needs to cover what is in flight; bounding
- * it keeps the heap small in a large study (a state with a full 50-message history is tens of kB in memory).
+ * it keeps the heap small in a large study.
  */
 const DEFAULT_CAPACITY = 1_000;
 

@@ -19,6 +19,8 @@ import type { Participant, ParticipantStatus } from '../domain/participant.ts';
 export interface StoreRepositories {
   readonly participants: ParticipantRepository;
   readonly flowStates: FlowStateRepository;
+  /** The working history, one row per message (not the transcript: that one is never trimmed). */
+  readonly history: ConversationHistoryRepository;
   readonly transcript: TranscriptRepository;
   readonly events: EventRepository;
   readonly jobs: JobRepository;
@@ -93,6 +95,34 @@ export interface FlowStateRepository {
   /** Inserts or replaces the whole record. */
   save(state: FlowState): Promise<void>;
   delete(participantId: string): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Working history (`conversationHistory`)
+
+/** One stored message of a participant's working history: its number and its JSON text. */
+export interface StoredHistoryMessage {
+  seq: number;
+  message: string;
+}
+
+/**
+ * A participant's working history, numbered from 1 in the order messages were appended. Rows are never changed, only
+ * appended and deleted (oldest first, or all with the participant), so the newest row's number and text tell whether
+ * a copy read earlier is still what is stored.
+ */
+export interface ConversationHistoryRepository {
+  /** The newest `limit` messages, oldest first. */
+  latest(participantId: string, limit: number): Promise<StoredHistoryMessage[]>;
+  /** The newest message, or undefined when there is none. */
+  newest(participantId: string): Promise<StoredHistoryMessage | undefined>;
+  /**
+   * Stores `messages` (JSON texts) numbered `firstSeq`, `firstSeq + 1`, …; rejects, storing none of them, when one of
+   * those numbers is already taken.
+   */
+  append(participantId: string, firstSeq: number, messages: readonly string[]): Promise<void>;
+  /** Deletes the messages numbered below `seq`; returns how many. */
+  deleteBefore(participantId: string, seq: number): Promise<number>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

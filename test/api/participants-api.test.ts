@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DataKey } from '../../src/domain/data-keys.ts';
+import { appendToHistory, readDataWithHistory } from '../../src/engine/conversation-history.ts';
 import { readData } from '../../src/engine/participant-data.ts';
 import { UNREGISTER_NOTICE } from '../../src/participants/participant-service.ts';
 import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
@@ -333,6 +334,8 @@ describe('GET /conversation/participants/{id}/state', () => {
       timer_id: 'job_1',
     };
     const { writeData } = await import('../../src/engine/participant-data.ts');
+    const hello = { role: 'user' as const, content: 'Hello', timestamp: harness.clock.now().toISOString() };
+    await appendToHistory(harness.store, ada.id, [hello]);
     await writeData(
       harness.store,
       ada.id,
@@ -371,6 +374,9 @@ describe('GET /conversation/participants/{id}/state', () => {
     ]);
     expect(state.data[DataKey.participantBackground]).toBe('Name: Ada');
     expect(state.data[DataKey.scheduleRegistry]).toBe(JSON.stringify([schedule]));
+    // The working history, stored one row per message, is shown under its contract key, first.
+    expect(state.data[DataKey.conversationHistory]).toBe(JSON.stringify({ messages: [hello] }));
+    expect(Object.keys(state.data)[0]).toBe(DataKey.conversationHistory);
   });
 
   it('has a null profile and no schedules before intake', async () => {
@@ -452,7 +458,9 @@ describe('POST /conversation/participants/{id}/messages', () => {
       kind: 'text',
       text: 'The study ends on Friday.',
     });
-    expect((await readData(harness.store, ada.id))[DataKey.conversationHistory]).toContain('The study ends on Friday.');
+    expect((await readDataWithHistory(harness.store, ada.id))[DataKey.conversationHistory]).toContain(
+      'The study ends on Friday.',
+    );
   });
 
   it('answers 400 for missing or blank text and 404 for an unknown id', async () => {

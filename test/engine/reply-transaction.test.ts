@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { ConversationState } from '../../src/domain/conversation-state.ts';
-import { DataKey } from '../../src/domain/data-keys.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
 import { createConversationFlow } from '../../src/engine/conversation-flow-service.ts';
 import { readHistory } from '../../src/engine/conversation-history.ts';
@@ -39,12 +38,12 @@ async function outboxEngine() {
       return real.transaction((tx) =>
         fn({
           ...tx,
-          flowStates: {
-            ...tx.flowStates,
-            async save(flowState) {
-              const history = flowState.stateData[DataKey.conversationHistory] ?? '';
-              if (state.failHistory && history.includes('Here is my answer.')) throw new Error('disk full');
-              return tx.flowStates.save(flowState);
+          history: {
+            ...tx.history,
+            async append(participantId, firstSeq, messages) {
+              const answer = messages.some((message) => message.includes('Here is my answer.'));
+              if (state.failHistory && answer) throw new Error('disk full');
+              return tx.history.append(participantId, firstSeq, messages);
             },
           },
         }),

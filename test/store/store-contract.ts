@@ -196,6 +196,40 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       });
     });
 
+    describe('working history', () => {
+      it('appends numbered messages, reads the newest oldest first, and deletes below a number', async () => {
+        await store.participants.create(makeParticipant());
+        await store.participants.create(makeParticipant({ id: 'participant_2', phoneNumber: '+15550000002' }));
+        expect(await store.history.newest('participant_1')).toBeUndefined();
+        expect(await store.history.latest('participant_1', 5)).toEqual([]);
+        await store.history.append('participant_1', 1, ['{"n":1}', '{"n":2}', '{"n":3}']);
+        await store.history.append('participant_2', 1, ['{"other":true}']);
+        await store.history.append('participant_1', 4, ['{"n":4}']);
+        expect(await store.history.newest('participant_1')).toEqual({ seq: 4, message: '{"n":4}' });
+        expect(await store.history.latest('participant_1', 2)).toEqual([
+          { seq: 3, message: '{"n":3}' },
+          { seq: 4, message: '{"n":4}' },
+        ]);
+        expect(await store.history.deleteBefore('participant_1', 3)).toBe(2);
+        expect((await store.history.latest('participant_1', 10)).map((row) => row.seq)).toEqual([3, 4]);
+        expect(await store.history.latest('participant_2', 10)).toEqual([{ seq: 1, message: '{"other":true}' }]);
+      });
+
+      it('refuses a number already taken and stores none of that append', async () => {
+        await store.participants.create(makeParticipant());
+        await store.history.append('participant_1', 1, ['{"n":1}']);
+        await expect(store.history.append('participant_1', 0, ['{"n":0}', '{"again":1}'])).rejects.toThrow();
+        expect(await store.history.latest('participant_1', 10)).toEqual([{ seq: 1, message: '{"n":1}' }]);
+      });
+
+      it('goes with its participant', async () => {
+        await store.participants.create(makeParticipant());
+        await store.history.append('participant_1', 1, ['{"n":1}']);
+        await store.participants.delete('participant_1');
+        expect(await store.history.latest('participant_1', 10)).toEqual([]);
+      });
+    });
+
     describe('transcript', () => {
       it('appends in order with increasing ids and keeps every field', async () => {
         const stored = await store.transcript.append([

@@ -9,6 +9,7 @@ import { formatParticipantBackground, type Participant } from '../../src/domain/
 import { parseProfile, type UserProfile } from '../../src/domain/profile.ts';
 import type { ConversationFlow } from '../../src/engine/conversation-flow.ts';
 import { createConversationFlow } from '../../src/engine/conversation-flow-service.ts';
+import { readDataWithHistory } from '../../src/engine/conversation-history.ts';
 import { createHabitPromptGenerator } from '../../src/engine/habit-prompt-generator-service.ts';
 import { silentLogger } from '../../src/engine/logger.ts';
 import { createFeedbackModule } from '../../src/engine/modules/feedback-module.ts';
@@ -146,7 +147,7 @@ export async function createEngineHarness(options: HarnessOptions = {}): Promise
         ...(extra.pollAnswer ? { pollAnswer: extra.pollAnswer } : {}),
       });
     },
-    data: () => readData(store, participant.id),
+    data: () => readDataWithHistory(store, participant.id),
     profile: async () => parseProfile((await readData(store, participant.id))[DataKey.userProfile], clock.now()),
     setData: async (entries) => {
       await writeData(store, participant.id, entries, clock.now());

@@ -181,12 +181,9 @@ export function createBroadcastHandler(options: {
           createdAt: now,
         },
       ]);
-      await appendToHistory(
-        tx,
-        participantId,
-        [{ role: 'assistant', content: broadcast.text, timestamp: now.toISOString() }],
-        now,
-      );
+      await appendToHistory(tx, participantId, [
+        { role: 'assistant', content: broadcast.text, timestamp: now.toISOString() },
+      ]);
       await tx.jobs.enqueue(
         {
           id: newId('job'),

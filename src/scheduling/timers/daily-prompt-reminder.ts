@@ -146,12 +146,7 @@ export function createDailyPromptReminderHandler(dependencies: TimerDependencies
         await recordProactiveSent(tx, participantId, now, dependencies.config);
         const text = messages.t(participant.language, 'dailyPrompt.reminder');
         // The model must see the reminder to make sense of the reply it prompts.
-        await appendToHistory(
-          tx,
-          participantId,
-          [{ role: 'assistant', content: text, timestamp: now.toISOString() }],
-          now,
-        );
+        await appendToHistory(tx, participantId, [{ role: 'assistant', content: text, timestamp: now.toISOString() }]);
         const send: DeferredSend = {
           participantId,
           message: { type: 'text', text },

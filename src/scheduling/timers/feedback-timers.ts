@@ -87,7 +87,7 @@ async function decideNudge(
     return [];
   }
   await recordProactiveSent(tx, participantId, now, dependencies.config);
-  await appendToHistory(tx, participantId, [{ role: 'assistant', content: text, timestamp: now.toISOString() }], now);
+  await appendToHistory(tx, participantId, [{ role: 'assistant', content: text, timestamp: now.toISOString() }]);
   return [{ participantId, message: { type: 'text', text }, options: { kind: 'proactive', module: 'FEEDBACK' } }];
 }
 

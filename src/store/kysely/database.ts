@@ -41,6 +41,14 @@ export interface FlowStatesTable {
   updated_at: TimestampColumn;
 }
 
+/** One message of a participant's working history (migration 016). */
+export interface ConversationMessagesTable {
+  participant_id: string;
+  seq: number;
+  /** The message as JSON: `{"role","content","timestamp"}`. */
+  message: string;
+}
+
 export interface TranscriptTable {
   id: Generated<number>;
   participant_id: string;
@@ -165,6 +173,7 @@ export interface WhatsAppMessagesTable {
 export interface Database {
   participants: ParticipantsTable;
   flow_states: FlowStatesTable;
+  conversation_messages: ConversationMessagesTable;
   transcript: TranscriptTable;
   events: EventsTable;
   jobs: JobsTable;

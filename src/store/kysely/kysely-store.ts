@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { Store, StoreRepositories } from '../store.ts';
 import { createBroadcastRepository } from './broadcast-repository.ts';
+import { createConversationHistoryRepository } from './conversation-history-repository.ts';
 import type { Database } from './database.ts';
 import { createDeliveryRepository } from './delivery-repository.ts';
 import { createEventRepository } from './event-repository.ts';
@@ -23,6 +24,7 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect):
   return {
     participants: createParticipantRepository(db),
     flowStates: createFlowStateRepository(db),
+    history: createConversationHistoryRepository(db),
     transcript: createTranscriptRepository(db),
     events: createEventRepository(db),
     jobs: createJobRepository(db, dialect),

@@ -13,6 +13,7 @@ import * as turnLookupIndexes from './012-turn-lookup-indexes.ts';
 import * as jobOrderCheckIndex from './013-job-order-check-index.ts';
 import * as activeJobIndexes from './014-active-job-indexes.ts';
 import * as receivedInboundIndexes from './015-received-inbound-indexes.ts';
+import * as conversationMessages from './016-conversation-messages.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -34,6 +35,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '013-job-order-check-index': { up: (db) => jobOrderCheckIndex.up(db) },
     '014-active-job-indexes': { up: (db) => activeJobIndexes.up(db) },
     '015-received-inbound-indexes': { up: (db) => receivedInboundIndexes.up(db) },
+    '016-conversation-messages': { up: (db) => conversationMessages.up(db, dialect) },
   };
 }
 

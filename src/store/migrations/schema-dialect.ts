@@ -16,6 +16,11 @@ export interface SchemaDialect {
    * primary key can autoincrement, a plain column the insert fills (see `StoreDialect.nextJobEnqueueOrder`).
    */
   addInsertionOrderColumn<T extends string>(table: CreateTableBuilder<T>, column: string): CreateTableBuilder<T>;
+  /**
+   * Stores the table's rows in its primary key's order where the database can (SQLite: `WITHOUT ROWID`, so a table
+   * keyed by `(participant, number)` keeps each participant's rows together and needs no second index).
+   */
+  clusterByPrimaryKey<T extends string>(table: CreateTableBuilder<T>): CreateTableBuilder<T>;
   /** The same column added to an existing table (existing rows numbered in their stored order). */
   addInsertionOrderColumnTo(db: Kysely<unknown>, table: string, column: string): Promise<void>;
 }

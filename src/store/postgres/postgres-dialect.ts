@@ -13,6 +13,8 @@ export const postgresDialect: StoreDialect = {
       table.addColumn(column, 'integer', (definition) => definition.primaryKey().generatedByDefaultAsIdentity()),
     addInsertionOrderColumn: (table, column) =>
       table.addColumn(column, 'integer', (definition) => definition.notNull().generatedAlwaysAsIdentity()),
+    // A heap table with its primary-key index: PostgreSQL has no clustered tables (CLUSTER is a one-off reorder).
+    clusterByPrimaryKey: (table) => table,
     addInsertionOrderColumnTo: async (db, table, column) => {
       // Existing rows are numbered too (in their physical order), so the column can be NOT NULL.
       await db.schema

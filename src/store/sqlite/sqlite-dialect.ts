@@ -11,6 +11,7 @@ export const sqliteDialect: StoreDialect = {
       table.addColumn(column, 'integer', (definition) => definition.primaryKey().autoIncrement()),
     addInsertionOrderColumn: (table, column) =>
       table.addColumn(column, 'integer', (definition) => definition.notNull()),
+    clusterByPrimaryKey: (table) => table.modifyEnd(sql`without rowid`),
     addInsertionOrderColumnTo: async (db, table, column) => {
       await db.schema.alterTable(table).addColumn(column, 'integer').execute();
       await sql`update ${sql.table(table)} set ${sql.ref(column)} = rowid`.execute(db);

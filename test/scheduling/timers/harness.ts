@@ -9,8 +9,9 @@ import { DataKey, type StateData } from '../../../src/domain/data-keys.ts';
 import { sequentialIds } from '../../../src/domain/ids.ts';
 import type { Participant } from '../../../src/domain/participant.ts';
 import { DONE_POLL } from '../../../src/domain/polls.ts';
+import { readDataWithHistory } from '../../../src/engine/conversation-history.ts';
 import type { HabitPromptGenerator } from '../../../src/engine/habit-prompt-generator.ts';
-import { newFlowState, readData, writeData } from '../../../src/engine/participant-data.ts';
+import { newFlowState, writeData } from '../../../src/engine/participant-data.ts';
 import { createRecordingMessenger, type RecordingMessenger } from '../../../src/engine/recording-messenger.ts';
 import { createManualClock, type ManualClock } from '../../../src/scheduling/clock.ts';
 import { createDailyPromptHandler } from '../../../src/scheduling/daily-prompt-handler.ts';
@@ -195,7 +196,7 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
     advance(milliseconds) {
       return runner.advanceTo(new Date(clock.now().getTime() + milliseconds));
     },
-    data: (participantId) => readData(store, participantId),
+    data: (participantId) => readDataWithHistory(store, participantId),
     setData: async (participantId, entries) => {
       await writeData(store, participantId, entries, clock.now());
     },
