@@ -14,6 +14,7 @@ import * as jobOrderCheckIndex from './013-job-order-check-index.ts';
 import * as activeJobIndexes from './014-active-job-indexes.ts';
 import * as receivedInboundIndexes from './015-received-inbound-indexes.ts';
 import * as conversationMessages from './016-conversation-messages.ts';
+import * as leanTurnIndexes from './017-lean-turn-indexes.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -36,6 +37,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '014-active-job-indexes': { up: (db) => activeJobIndexes.up(db) },
     '015-received-inbound-indexes': { up: (db) => receivedInboundIndexes.up(db) },
     '016-conversation-messages': { up: (db) => conversationMessages.up(db, dialect) },
+    '017-lean-turn-indexes': { up: (db) => leanTurnIndexes.up(db) },
   };
 }
 
