@@ -375,7 +375,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
 
   /** Past `LLM_OUTAGE_RETRY_FOR`: every held message fails, visibly (transcript, event, status). */
   async function giveUp(participantId: string, since: Date, attempt: number): Promise<void> {
-    const held = (await store.inbound.listUnprocessed()).filter((message) => message.participantId === participantId);
+    const held = await store.inbound.listUnprocessed(participantId);
     for (const inbound of held) {
       const now = clock.now();
       const error = `the model was unavailable from ${since.toISOString()} for longer than the retry limit`;

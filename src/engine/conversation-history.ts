@@ -21,9 +21,10 @@ export const HISTORY_TRIM_EVERY = 10;
  * Each participant's history as last read or written: the newest stored row (number and text) it ends with, its
  * messages and each one's JSON. A turn reads its participant's history three times (the context, and before each
  * append); with this, each read is one look-up of the newest row, and the messages are parsed only when that row is
- * not the one remembered. Rows are only ever appended or deleted, never changed, so a matching newest row means the
- * rest matches too: a history written elsewhere (another instance, a rolled-back append) is read anew.
- * Messages are frozen, shared.
+ * not the one remembered. Rows of a database are only ever appended or deleted, never changed, so in the same
+ * database a matching newest row means the rest matches too: a history written elsewhere (another instance, a
+ * rolled-back append) is read anew. Histories are remembered per database (`history.database`): two stores may hold
+ * the same participant id. Messages are frozen, shared.
  */
 interface ParsedHistory {
   lastSeq: number;
@@ -32,13 +33,23 @@ interface ParsedHistory {
   encoded: readonly string[];
 }
 
-const parsedHistories = new Map<string, ParsedHistory>();
-/** Participants kept, the least recently used dropped: those whose turns are in flight. ≈ 25 kB each. */
+/** By database, then participant; a store that is gone takes its histories with it. */
+const parsedHistories = new WeakMap<object, Map<string, ParsedHistory>>();
+/** Participants kept per database, the least recently used dropped: those whose turns are in flight. ≈ 25 kB each. */
 const PARSED_HISTORY_CAPACITY = 256;
 const NO_HISTORY: ParsedHistory = { lastSeq: 0, lastText: '', messages: [], encoded: [] };
 
-function rememberParsed(participantId: string, parsed: ParsedHistory): void {
-  setMostRecent(parsedHistories, participantId, parsed, PARSED_HISTORY_CAPACITY);
+function historiesOf(repositories: Repositories): Map<string, ParsedHistory> {
+  let histories = parsedHistories.get(repositories.history.database);
+  if (!histories) {
+    histories = new Map();
+    parsedHistories.set(repositories.history.database, histories);
+  }
+  return histories;
+}
+
+function rememberParsed(repositories: Repositories, participantId: string, parsed: ParsedHistory): void {
+  setMostRecent(historiesOf(repositories), participantId, parsed, PARSED_HISTORY_CAPACITY);
 }
 
 /** A stored message, parsed; undefined when it is not a user or assistant message (it is then left out). */
@@ -54,7 +65,7 @@ function parseMessage(text: string): ConversationMessage | undefined {
 async function storedHistory(repositories: Repositories, participantId: string): Promise<ParsedHistory> {
   const newest = await repositories.history.newest(participantId);
   if (!newest) return NO_HISTORY;
-  const cached = parsedHistories.get(participantId);
+  const cached = historiesOf(repositories).get(participantId);
   if (cached && cached.lastSeq === newest.seq && cached.lastText === newest.message) return cached;
   const rows = await repositories.history.latest(participantId, MAX_STORED_HISTORY);
   const messages: ConversationMessage[] = [];
@@ -67,7 +78,7 @@ async function storedHistory(repositories: Repositories, participantId: string):
   }
   const last = rows.at(-1) ?? newest;
   const parsed = { lastSeq: last.seq, lastText: last.message, messages: Object.freeze(messages), encoded };
-  rememberParsed(participantId, parsed);
+  rememberParsed(repositories, participantId, parsed);
   return parsed;
 }
 
@@ -101,7 +112,7 @@ export async function appendToHistory(
     await repositories.history.deleteBefore(participantId, lastSeq - MAX_STORED_HISTORY + 1);
   }
   const first = Math.max(0, current.messages.length + added.length - MAX_STORED_HISTORY);
-  rememberParsed(participantId, {
+  rememberParsed(repositories, participantId, {
     lastSeq,
     lastText: addedText.at(-1) as string,
     messages: Object.freeze([...current.messages, ...added].slice(first)),

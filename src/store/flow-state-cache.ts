@@ -1,8 +1,8 @@
 /**
  * A read cache of flow states for a store that is the only writer of its database (SQLite: one process, see the
- * state-directory lock). A turn reads the participant's flow state a dozen times (routing, context, profile, tools,
- * history), each a query and a parse of the row (≈ 1–2 kB; ≈ 10 kB while it held the working history, before migration
- * 016); with the cache, only the first read of a participant goes to the database.
+ * state-directory lock). A turn reads the participant's flow state a dozen times (routing, context, profile, tools),
+ * each a query and a parse of the row (≈ 1 kB; ≈ 10 kB while it held the working history, before migration 016); with
+ * the cache, only the first read of a participant goes to the database.
  *
  * Correctness rests on three rules:
  * - A write outside a transaction invalidates the entry; a write inside one is kept aside and becomes the cached

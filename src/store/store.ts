@@ -112,6 +112,11 @@ export interface StoredHistoryMessage {
  * a copy read earlier is still what is stored.
  */
 export interface ConversationHistoryRepository {
+  /**
+   * Identifies the database read: the same object for a store and every transaction of it, and another for another
+   * store. A cache kept beside the repository (conversation-history.ts) is kept per database with it.
+   */
+  readonly database: object;
   /** The newest `limit` messages, oldest first. */
   latest(participantId: string, limit: number): Promise<StoredHistoryMessage[]>;
   /** The newest message, or undefined when there is none. */
@@ -350,8 +355,8 @@ export interface InboundMessageRepository {
   get(id: string): Promise<InboundMessage | undefined>;
   markProcessed(id: string, now: Date): Promise<void>;
   markFailed(id: string, error: string, now: Date): Promise<void>;
-  /** Received but not yet processed, oldest first (then in arrival order). */
-  listUnprocessed(): Promise<InboundMessage[]>;
+  /** Received but not yet processed, oldest first (then in arrival order); only `participantId`'s when given. */
+  listUnprocessed(participantId?: string): Promise<InboundMessage[]>;
   /**
    * The participant's first message (in arrival order, across every instance) still `received`: the next one to
    * process. Called under the participant's lock, so two instances never process one participant's messages at once.

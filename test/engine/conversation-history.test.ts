@@ -106,6 +106,18 @@ describe('working history', () => {
     expect(await contents(store)).toEqual(['hello', 'mine']);
   });
 
+  it('keeps each database its own: two stores with the same participant and the same newest message', async () => {
+    const first = await storeWithParticipant();
+    const second = await storeWithParticipant();
+    await appendToHistory(first, 'p_1', [message('user', 'from the first'), message('assistant', 'Good morning!')]);
+    await appendToHistory(second, 'p_1', [message('user', 'from the second'), message('assistant', 'Good morning!')]);
+    expect((await readHistory(first, 'p_1')).map((entry) => entry.content)).toEqual([
+      'from the first',
+      'Good morning!',
+    ]);
+    expect(await contents(second)).toEqual(['from the second', 'Good morning!']);
+  });
+
   it('goes with its participant', async () => {
     const store = await storeWithParticipant();
     await appendToHistory(store, 'p_1', [message('user', 'hello')]);

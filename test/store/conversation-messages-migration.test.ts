@@ -7,7 +7,10 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { moveStoredHistories } from '../../src/store/migrations/016-conversation-messages.ts';
+import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.ts';
+import { postgresDialect } from '../../src/store/postgres/postgres-dialect.ts';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { sqliteDialect } from '../../src/store/sqlite/sqlite-dialect.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
@@ -38,7 +41,11 @@ async function writeOldStates(store: Store): Promise<void> {
     updatedAt: NOW,
   });
   await store.flowStates.save(
-    state('p_1', { conversationHistory: JSON.stringify({ messages: [hello, answer] }), conversationState: 'INTAKE' }),
+    state('p_1', {
+      // A stored entry that is not a message was never part of the history the model saw: it is not moved.
+      conversationHistory: JSON.stringify({ messages: [hello, { role: 'system', content: 'x' }, answer] }),
+      conversationState: 'INTAKE',
+    }),
   );
   await store.flowStates.save(state('p_2', { conversationHistory: 'not json', userProfile: '{}' }));
   await store.flowStates.save(state('p_3', { conversationState: 'FEEDBACK' }));
@@ -65,11 +72,47 @@ describe('migration 016: working histories move out of the flow state', () => {
       await writeOldStates(before);
       await before.close();
       const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new SqliteDatabase(filename) }) });
-      expect(await moveStoredHistories(db)).toBe(2);
+      expect(await moveStoredHistories(db, sqliteDialect.schema)).toBe(2);
       await db.destroy();
       const after = await createSqliteStore({ filename });
       await expectMoved(after);
       await after.close();
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('on SQLite, all or nothing: a failure halfway leaves the schema and every history as they were', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'promptpipe-history-migration-'));
+    const filename = join(directory, 'promptpipe.db');
+    try {
+      const before = await createSqliteStore({ filename });
+      await writeOldStates(before);
+      await before.close();
+      // Back to the schema before migration 016, with a flow state whose participant is gone (written with foreign
+      // keys off): moving its history breaks the foreign key, after p_1's was already moved.
+      const raw = new SqliteDatabase(filename);
+      raw.exec(`drop table conversation_messages; delete from kysely_migration where name like '016-%';
+        pragma foreign_keys = off;
+        insert into flow_states select 'p_gone', flow_type, current_state, state_data, created_at, updated_at
+          from flow_states where participant_id = 'p_1';`);
+      raw.close();
+      const database = new SqliteDatabase(filename);
+      database.pragma('foreign_keys = on');
+      const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database }) });
+      await expect(migrateToLatest(db, sqliteDialect.schema)).rejects.toThrow('016-conversation-messages');
+      await db.destroy();
+      const check = new SqliteDatabase(filename, { readonly: true });
+      const tables = check.prepare(`select name from sqlite_schema where name = 'conversation_messages'`).all();
+      const history = check
+        .prepare(
+          `select json_extract(state_data, '$.conversationHistory') from flow_states where participant_id = 'p_1'`,
+        )
+        .pluck()
+        .get();
+      check.close();
+      expect(tables).toEqual([]);
+      expect(history).toBe(JSON.stringify({ messages: [hello, { role: 'system', content: 'x' }, answer] }));
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
@@ -91,7 +134,7 @@ describe('migration 016: working histories move out of the flow state', () => {
       await before.close();
       const pool = new pg.Pool({ connectionString: urlWithSchema(connectionString, schema) });
       const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
-      expect(await moveStoredHistories(db)).toBe(2);
+      expect(await moveStoredHistories(db, postgresDialect.schema)).toBe(2);
       await db.destroy();
       const after = await createPostgresStore({ connectionString, schema });
       await expectMoved(after);

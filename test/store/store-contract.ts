@@ -1025,6 +1025,26 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
           'inbound_early',
           'inbound_late',
         ]);
+        await store.inbound.record(
+          makeInbound({
+            id: 'inbound_other',
+            participantId: 'participant_2',
+            providerMessageId: 'p9',
+            receivedAt: at(0),
+          }),
+        );
+        expect((await store.inbound.listUnprocessed()).map((message) => message.id)).toEqual([
+          'inbound_other',
+          'inbound_early',
+          'inbound_late',
+        ]);
+        expect((await store.inbound.listUnprocessed('participant_1')).map((message) => message.id)).toEqual([
+          'inbound_early',
+          'inbound_late',
+        ]);
+        expect((await store.inbound.listUnprocessed('participant_2')).map((message) => message.id)).toEqual([
+          'inbound_other',
+        ]);
         expect(await store.inbound.get('inbound_done')).toMatchObject({ status: 'processed', processedAt: at(4) });
         expect(await store.inbound.get('inbound_failed')).toMatchObject({
           status: 'failed',

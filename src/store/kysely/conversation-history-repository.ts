@@ -34,8 +34,12 @@ const deleteBefore = preparedQuery((db, params: { participantId: string; seq: nu
     .where('seq', '<', params.seq),
 );
 
-export function createConversationHistoryRepository(db: Kysely<Database>): ConversationHistoryRepository {
+export function createConversationHistoryRepository(
+  db: Kysely<Database>,
+  database: object,
+): ConversationHistoryRepository {
   return {
+    database,
     async latest(participantId, limit) {
       const { rows } = await latestMessages(limit).execute(db, { participantId });
       return rows.reverse();

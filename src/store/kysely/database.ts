@@ -107,7 +107,7 @@ export interface InboundMessagesTable {
   received_at: TimestampColumn;
   processed_at: NullableTimestampColumn;
   last_error: string | null;
-  /** Migration 005: the global arrival order (identity on PostgreSQL, max + 1 on SQLite). */
+  /** Migration 005: the global arrival order (identity on PostgreSQL; on SQLite the largest rowid + 1). */
   arrival_order: Generated<number>;
 }
 

@@ -103,14 +103,11 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
       await markDone.execute(db, { id, status: 'failed', processedAt: toTimestamp(now), lastError: error });
     },
 
-    async listUnprocessed() {
-      const rows = await db
-        .selectFrom('inbound_messages')
-        .selectAll()
-        .where('status', '=', RECEIVED)
-        .orderBy('received_at')
-        .orderBy('arrival_order')
-        .execute();
+    async listUnprocessed(participantId) {
+      // Both read the per-participant backlog index (`status` compared with a literal), then sort: a backlog is small.
+      let query = db.selectFrom('inbound_messages').selectAll().where('status', '=', RECEIVED);
+      if (participantId !== undefined) query = query.where('participant_id', '=', participantId);
+      const rows = await query.orderBy('received_at').orderBy('arrival_order').execute();
       return rows.map(toInboundMessage);
     },
 

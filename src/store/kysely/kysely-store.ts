@@ -19,12 +19,15 @@ import { createWebChatTokenRepository } from './web-chat-token-repository.ts';
 import { createWhatsAppAuthRepository } from './whatsapp-auth-repository.ts';
 import { createWhatsAppMessageRepository } from './whatsapp-message-repository.ts';
 
-/** The repositories bound to `db`, which is either the whole database or one open transaction. */
-export function createRepositories(db: Kysely<Database>, dialect: StoreDialect): StoreRepositories {
+/**
+ * The repositories bound to `db`, which is either the whole database or one open transaction. `database` identifies
+ * the database itself: the same object for the store and each of its transactions (see `history.database`).
+ */
+export function createRepositories(db: Kysely<Database>, dialect: StoreDialect, database: object): StoreRepositories {
   return {
     participants: createParticipantRepository(db),
     flowStates: createFlowStateRepository(db),
-    history: createConversationHistoryRepository(db),
+    history: createConversationHistoryRepository(db, database),
     transcript: createTranscriptRepository(db),
     events: createEventRepository(db),
     jobs: createJobRepository(db, dialect),
@@ -62,14 +65,15 @@ export function createKyselyStore(options: {
   beforeClose?: () => Promise<void>;
 }): Store {
   const { db, dialect } = options;
+  const database = {};
   return {
     dialect: dialect.name,
-    ...createRepositories(db, dialect),
+    ...createRepositories(db, dialect, database),
     async transaction(fn) {
       const committed: (() => void)[] = [];
       const result = await db
         .transaction()
-        .execute((transaction) => fn(createTransactionStore(transaction, dialect, committed)));
+        .execute((transaction) => fn(createTransactionStore(transaction, dialect, database, committed)));
       for (const callback of committed) callback();
       return result;
     },
@@ -93,11 +97,12 @@ export function createKyselyStore(options: {
 function createTransactionStore(
   transaction: Kysely<Database>,
   dialect: StoreDialect,
+  database: object,
   committed: (() => void)[],
 ): Store {
   const store: Store = {
     dialect: dialect.name,
-    ...createRepositories(transaction, dialect),
+    ...createRepositories(transaction, dialect, database),
     transaction: (fn) => fn(store),
     afterCommit(callback) {
       committed.push(callback);

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { atomically } from './atomically.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -12,7 +13,12 @@ import type { SchemaDialect } from './schema-dialect.ts';
  * older rows are deleted in batches (see conversation-history.ts). The rows go with their participant, like the flow
  * state. Existing histories are moved here, oldest message first, and their key removed from `state_data`.
  */
-export async function up(db: Kysely<unknown>, dialect: SchemaDialect): Promise<void> {
+export function up(db: Kysely<unknown>, dialect: SchemaDialect): Promise<void> {
+  // All or nothing: a crash halfway must not leave the table created and the histories half moved.
+  return atomically(db, (transaction) => migrate(transaction, dialect));
+}
+
+async function migrate(db: Kysely<unknown>, dialect: SchemaDialect): Promise<void> {
   await dialect
     .clusterByPrimaryKey(
       db.schema
@@ -25,19 +31,39 @@ export async function up(db: Kysely<unknown>, dialect: SchemaDialect): Promise<v
         .addPrimaryKeyConstraint('conversation_messages_primary_key', ['participant_id', 'seq']),
     )
     .execute();
-  await moveStoredHistories(db);
+  await moveStoredHistories(db, dialect);
 }
 
 const HISTORY_KEY = 'conversationHistory';
 
-/** The messages of a stored `{"messages":[…]}` value, each as its JSON text; none when it is not one. */
+/** What the working history keeps (as `isConversationMessage` in the domain, restated so the migration stays fixed). */
+function isMessage(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const { role, content } = value as { role?: unknown; content?: unknown };
+  return (role === 'user' || role === 'assistant') && typeof content === 'string';
+}
+
+/**
+ * The messages of a stored `{"messages":[…]}` value, each as its JSON text; none when it is not one. Entries that are
+ * not messages were left out whenever the history was read, so they are left behind.
+ */
 function messagesOf(value: unknown): string[] {
   if (typeof value !== 'string' || value === '') return [];
   try {
     const messages = (JSON.parse(value) as { messages?: unknown })?.messages;
-    return Array.isArray(messages) ? messages.map((message) => JSON.stringify(message)) : [];
+    return Array.isArray(messages) ? messages.filter(isMessage).map((message) => JSON.stringify(message)) : [];
   } catch {
     return [];
+  }
+}
+
+/** A row's state data: jsonb arrives parsed (PostgreSQL), text does not (SQLite); undefined when unreadable. */
+function stateDataOf(value: unknown): Record<string, unknown> | undefined {
+  try {
+    const data: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+    return typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -45,24 +71,24 @@ function messagesOf(value: unknown): string[] {
  * Moves every flow state's `conversationHistory` into `conversation_messages` and removes the key. Exported for its
  * test; run once, by the migration.
  */
-export async function moveStoredHistories(db: Kysely<unknown>): Promise<number> {
+export async function moveStoredHistories(db: Kysely<unknown>, dialect: SchemaDialect): Promise<number> {
   const rows = await sql<{ participant_id: string; state_data: unknown }>`
     select participant_id, state_data from flow_states`.execute(db);
   let moved = 0;
   for (const row of rows.rows) {
-    // jsonb arrives parsed (PostgreSQL), text does not (SQLite).
-    const data = (typeof row.state_data === 'string' ? JSON.parse(row.state_data) : row.state_data) as Record<
-      string,
-      unknown
-    >;
+    const data = stateDataOf(row.state_data);
     if (!data || !(HISTORY_KEY in data)) continue;
     const messages = messagesOf(data[HISTORY_KEY]);
     for (const [index, message] of messages.entries()) {
       await sql`insert into conversation_messages (participant_id, seq, message)
         values (${row.participant_id}, ${index + 1}, ${message})`.execute(db);
     }
-    const { [HISTORY_KEY]: _moved, ...rest } = data;
-    await sql`update flow_states set state_data = ${JSON.stringify(rest)} where participant_id = ${row.participant_id}`.execute(
+    // The key is removed in the database, so nothing else in the row is written back from this copy.
+    const withoutHistory =
+      dialect.jsonType === 'jsonb'
+        ? sql`state_data - ${HISTORY_KEY}::text`
+        : sql`json_remove(state_data, ${`$.${HISTORY_KEY}`})`;
+    await sql`update flow_states set state_data = ${withoutHistory} where participant_id = ${row.participant_id}`.execute(
       db,
     );
     moved += 1;

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { atomically } from './atomically.ts';
 
 /**
  * Index entries every turn wrote for nothing (each also a page of the write-ahead log at its commit):
@@ -15,7 +16,11 @@ import { type Kysely, sql } from 'kysely';
  *   row; it now takes the largest rowid instead (see sqlite-dialect.ts), and PostgreSQL numbers them itself. No query
  *   orders by either alone: claims and the order checks have their own composite indexes.
  */
-export async function up(db: Kysely<unknown>): Promise<void> {
+export function up(db: Kysely<unknown>): Promise<void> {
+  return atomically(db, dropAndCreate);
+}
+
+async function dropAndCreate(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('deliveries_provider_message_index').execute();
   await db.schema
     .createIndex('deliveries_provider_message_index')
