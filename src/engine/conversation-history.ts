@@ -129,6 +129,7 @@ export async function readDataWithHistory(
   participantId: string,
 ): Promise<StateData> {
   const history = await readHistoryValue(repositories, participantId);
-  const data = await readData(repositories, participantId);
+  // A key left in the state data (written by a version before migration 016) is not the history any more.
+  const { [DataKey.conversationHistory]: _stale, ...data } = await readData(repositories, participantId);
   return history ? { [DataKey.conversationHistory]: history, ...data } : data;
 }

@@ -3,10 +3,11 @@ import { MAX_STORED_HISTORY } from '../../src/domain/history.ts';
 import {
   appendToHistory,
   HISTORY_TRIM_EVERY,
+  readDataWithHistory,
   readHistory,
   readHistoryValue,
 } from '../../src/engine/conversation-history.ts';
-import { readData } from '../../src/engine/participant-data.ts';
+import { readData, writeData } from '../../src/engine/participant-data.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
@@ -116,6 +117,19 @@ describe('working history', () => {
       'Good morning!',
     ]);
     expect(await contents(second)).toEqual(['from the second', 'Good morning!']);
+  });
+
+  it('shows the stored history under its contract key, whatever an older version left in the state data', async () => {
+    const store = await storeWithParticipant();
+    await writeData(store, 'p_1', { conversationState: 'INTAKE', conversationHistory: '{"messages":[]}' }, NOW);
+    expect(await readDataWithHistory(store, 'p_1')).toEqual({ conversationState: 'INTAKE' });
+    await appendToHistory(store, 'p_1', [message('user', 'hello')]);
+    const data = await readDataWithHistory(store, 'p_1');
+    expect(data).toEqual({
+      conversationHistory: JSON.stringify({ messages: [message('user', 'hello')] }),
+      conversationState: 'INTAKE',
+    });
+    expect(Object.keys(data)[0]).toBe('conversationHistory');
   });
 
   it('goes with its participant', async () => {
