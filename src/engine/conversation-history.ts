@@ -121,15 +121,24 @@ export async function appendToHistory(
 }
 
 /**
- * The participant's state data with the working history under its contract key (first, as the original stored it):
- * what the organiser's state view shows.
+ * `stateData` (the participant's, as read) with the working history under its contract key (first, as the original
+ * stored it): what the organiser's state view shows.
  */
+export async function withHistory(
+  repositories: Repositories,
+  participantId: string,
+  stateData: StateData,
+): Promise<StateData> {
+  const history = await readHistoryValue(repositories, participantId);
+  // A key left in the state data (written by a version before migration 016) is not the history any more.
+  const { [DataKey.conversationHistory]: _stale, ...data } = stateData;
+  return history ? { [DataKey.conversationHistory]: history, ...data } : data;
+}
+
+/** The participant's state data as the state view shows it ({@link withHistory}). */
 export async function readDataWithHistory(
   repositories: Pick<StoreRepositories, 'history' | 'flowStates'>,
   participantId: string,
 ): Promise<StateData> {
-  const history = await readHistoryValue(repositories, participantId);
-  // A key left in the state data (written by a version before migration 016) is not the history any more.
-  const { [DataKey.conversationHistory]: _stale, ...data } = await readData(repositories, participantId);
-  return history ? { [DataKey.conversationHistory]: history, ...data } : data;
+  return withHistory(repositories, participantId, await readData(repositories, participantId));
 }

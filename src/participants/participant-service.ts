@@ -16,7 +16,7 @@ import { formatParticipantBackground, type Participant, ParticipantStatus } from
 import { toE164 } from '../domain/phone.ts';
 import { parseProfile, type UserProfile } from '../domain/profile.ts';
 import type { ConversationFlow } from '../engine/conversation-flow.ts';
-import { appendToHistory, readDataWithHistory } from '../engine/conversation-history.ts';
+import { appendToHistory, withHistory } from '../engine/conversation-history.ts';
 import type { Messenger, SentMessage } from '../engine/messenger.ts';
 import { conversationStateOf, newFlowState, writeData } from '../engine/participant-data.ts';
 import { stateTransitionJobKey, type TransitionOutcome, transitionInTransaction } from '../engine/state-transition.ts';
@@ -344,7 +344,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
   async function state(participantId: string): Promise<ParticipantStateView> {
     await requireParticipant(participantId);
     const flowState = await store.flowStates.get(participantId);
-    const data = await readDataWithHistory(store, participantId);
+    const data = await withHistory(store, participantId, flowState?.stateData ?? {});
     const storedProfile = data[DataKey.userProfile];
     return {
       currentState: flowState?.currentState ?? null,

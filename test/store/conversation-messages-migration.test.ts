@@ -63,32 +63,33 @@ async function expectMoved(store: Store): Promise<void> {
   expect((await store.flowStates.get('p_3'))?.stateData).toEqual({ conversationState: 'FEEDBACK' });
 }
 
+/** Runs `test` on a SQLite database file holding {@link writeOldStates}, removed afterwards. */
+async function withOldSqliteStates(test: (filename: string) => Promise<void>): Promise<void> {
+  const directory = await mkdtemp(join(tmpdir(), 'promptpipe-history-migration-'));
+  const filename = join(directory, 'promptpipe.db');
+  try {
+    const before = await createSqliteStore({ filename });
+    await writeOldStates(before);
+    await before.close();
+    await test(filename);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
 describe('migration 016: working histories move out of the flow state', () => {
-  it('on SQLite', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'promptpipe-history-migration-'));
-    const filename = join(directory, 'promptpipe.db');
-    try {
-      const before = await createSqliteStore({ filename });
-      await writeOldStates(before);
-      await before.close();
+  it('on SQLite', () =>
+    withOldSqliteStates(async (filename) => {
       const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new SqliteDatabase(filename) }) });
       expect(await moveStoredHistories(db, sqliteDialect.schema)).toBe(2);
       await db.destroy();
       const after = await createSqliteStore({ filename });
       await expectMoved(after);
       await after.close();
-    } finally {
-      await rm(directory, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('on SQLite, all or nothing: a failure halfway leaves the schema and every history as they were', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'promptpipe-history-migration-'));
-    const filename = join(directory, 'promptpipe.db');
-    try {
-      const before = await createSqliteStore({ filename });
-      await writeOldStates(before);
-      await before.close();
+  it('on SQLite, all or nothing: a failure halfway leaves the schema and every history as they were', () =>
+    withOldSqliteStates(async (filename) => {
       // Back to the schema before migration 016, with a flow state whose participant is gone (written with foreign
       // keys off): moving its history breaks the foreign key, after p_1's was already moved.
       const raw = new SqliteDatabase(filename);
@@ -113,10 +114,7 @@ describe('migration 016: working histories move out of the flow state', () => {
       check.close();
       expect(tables).toEqual([]);
       expect(history).toBe(JSON.stringify({ messages: [hello, { role: 'system', content: 'x' }, answer] }));
-    } finally {
-      await rm(directory, { recursive: true, force: true });
-    }
-  });
+    }));
 
   describe.skipIf(!pgUrl)('on PostgreSQL', () => {
     const schema = `promptpipe_test_history_${randomBytes(4).toString('hex')}`;

@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import type { ConversationHistoryRepository } from '../store.ts';
 import type { Database } from './database.ts';
 import { inTransaction } from './in-transaction.ts';
-import { literalLimit } from './literal-limit.ts';
 import { preparedByLimit, preparedQuery } from './prepared-query.ts';
 
 const latestMessages = preparedByLimit((db, params: { participantId: string }, limit) =>
@@ -12,15 +11,6 @@ const latestMessages = preparedByLimit((db, params: { participantId: string }, l
     .where('participant_id', '=', params.participantId)
     .orderBy('seq', 'desc')
     .limit(limit),
-);
-
-const newestMessage = preparedQuery((db, params: { participantId: string }) =>
-  db
-    .selectFrom('conversation_messages')
-    .select(['seq', 'message'])
-    .where('participant_id', '=', params.participantId)
-    .orderBy('seq', 'desc')
-    .limit(literalLimit(1)),
 );
 
 const insertMessage = preparedQuery((db, row: { participant_id: string; seq: number; message: string }) =>
@@ -46,7 +36,7 @@ export function createConversationHistoryRepository(
     },
 
     async newest(participantId) {
-      const [row] = (await newestMessage.execute(db, { participantId })).rows;
+      const [row] = (await latestMessages(1).execute(db, { participantId })).rows;
       return row;
     },
 
