@@ -7,23 +7,11 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { startCommand } from '../../scripts/start-command.ts';
 import { keepAliveFetch } from '../../src/http/keep-alive-fetch.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
-
-/**
- * The command `npm start` runs, read from package.json (`node <flags> dist/bundle/main.js serve`), so the benchmarks
- * measure the server with the same Node flags.
- */
-function startCommandArguments(): string[] {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const [node, ...rest] = manifest.scripts.start.split(/\s+/);
-  if (node !== 'node') throw new Error(`npm start does not run node: ${manifest.scripts.start}`);
-  return rest;
-}
 
 let built = false;
 /** `npm run build` (what `npm start` runs first), once per benchmark run. */
@@ -114,11 +102,15 @@ export async function startServerProcess(
   buildOnce();
   const port = await freePort();
   const nodeOptions = serverNodeOptions(options);
-  const child = spawn(process.execPath, startCommandArguments(), {
+  // The command `npm start` runs (package.json): its variables, then `node <flags> dist/bundle/main.js serve`, so the
+  // benchmarks measure the server as it is started.
+  const start = startCommand();
+  const child = spawn(process.execPath, start.nodeArguments, {
     cwd: REPO_ROOT,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
+      ...start.environment,
       ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
       ...environment,
       API_ADDR: `127.0.0.1:${port}`,

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nonAsciiLines } from '../../scripts/ascii-bundle.ts';
+import { startCommand } from '../../scripts/start-command.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 import { answersAsItself, freePort, REPO_ROOT, waitFor } from '../support/server-process.ts';
@@ -34,16 +35,6 @@ registerHooks({
 `;
 
 const GREETING = 'Hello from the bundled coach!';
-
-/** npm start's command line, from package.json: `node <flags…> <entry> serve`, without `node`. */
-async function startArguments(): Promise<string[]> {
-  const manifest = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const [node, ...rest] = manifest.scripts.start.split(/\s+/);
-  expect(node).toBe('node');
-  return rest;
-}
 
 /** `npm run build`, as `npm start` runs it first; resolves with its exit code. */
 function build(): Promise<number | null> {
@@ -75,10 +66,13 @@ describe('npm start: the compiled server', () => {
     loadedModulesFile = join(directory, 'loaded-modules.txt');
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, ...(await startArguments())], {
+    // npm start's own command line (package.json): its variables, then `node <flags…> <entry> serve`.
+    const start = startCommand({});
+    child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, ...start.nodeArguments], {
       cwd: REPO_ROOT,
       env: {
         PATH: process.env.PATH ?? '',
+        ...start.environment,
         API_ADDR: `127.0.0.1:${port}`,
         PROMPTPIPE_STATE_DIR: join(directory, 'state'),
         PROMPTPIPE_CHANNEL: 'webhook',

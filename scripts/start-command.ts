@@ -1,0 +1,51 @@
+/**
+ * `npm start`'s command line as package.json spells it, for what starts the server exactly as `npm start` does (the
+ * end-to-end benchmarks, the compiled-server test): environment assignments first, as `sh` reads them
+ * (`NAME=value`, or `NAME=${NAME:-default}`: the caller's value when set and not empty, else the default), then
+ * `node` and its arguments. Only these forms are understood; anything else is an error, never a guess.
+ */
+import { readFileSync } from 'node:fs';
+
+export interface StartCommand {
+  /** The variables the script sets, with the values `sh` would give them in `environment`. */
+  environment: Record<string, string>;
+  /** Everything after `node`: its flags, the entry point, `serve`. */
+  nodeArguments: string[];
+}
+
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/;
+const WITH_DEFAULT = /^\$\{([A-Za-z_][A-Za-z0-9_]*):-([^${}'"`\\]*)\}$/;
+const PLAIN = /^[^${}'"`\\;&|<>()]*$/;
+
+function assignedValue(name: string, raw: string, environment: NodeJS.ProcessEnv): string {
+  const withDefault = WITH_DEFAULT.exec(raw);
+  if (withDefault) {
+    if (withDefault[1] !== name) throw new Error(`npm start: ${name}=${raw} defaults from another variable`);
+    const given = environment[name];
+    return given === undefined || given === '' ? (withDefault[2] as string) : given;
+  }
+  if (!PLAIN.test(raw)) throw new Error(`npm start: ${name}=${raw} is not a form this parser understands`);
+  return raw;
+}
+
+export function parseStartCommand(script: string, environment: NodeJS.ProcessEnv = process.env): StartCommand {
+  const words = script.trim().split(/\s+/);
+  const assigned: Record<string, string> = {};
+  let index = 0;
+  for (; index < words.length; index += 1) {
+    const match = ASSIGNMENT.exec(words[index] as string);
+    if (!match) break;
+    const [, name, raw] = match as unknown as [string, string, string];
+    assigned[name] = assignedValue(name, raw, environment);
+  }
+  if (words[index] !== 'node') throw new Error(`npm start does not run node: ${script}`);
+  return { environment: assigned, nodeArguments: words.slice(index + 1) };
+}
+
+/** `parseStartCommand` of this repository's package.json. */
+export function startCommand(environment: NodeJS.ProcessEnv = process.env): StartCommand {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
+  return parseStartCommand(manifest.scripts.start, environment);
+}
