@@ -33,9 +33,8 @@ export function parseStartCommand(script: string, environment: NodeJS.ProcessEnv
   const assigned: Record<string, string> = {};
   let index = 0;
   for (; index < words.length; index += 1) {
-    const match = ASSIGNMENT.exec(words[index] as string);
-    if (!match) break;
-    const [, name, raw] = match as unknown as [string, string, string];
+    const [, name, raw] = ASSIGNMENT.exec(words[index] as string) ?? [];
+    if (name === undefined || raw === undefined) break;
     assigned[name] = assignedValue(name, raw, environment);
   }
   if (words[index] !== 'node') throw new Error(`npm start does not run node: ${script}`);

@@ -25,7 +25,7 @@ function shellEnvironment(script: string, environment: Record<string, string>): 
 describe("npm start's command line", () => {
   it('limits glibc to two malloc arenas unless the caller chose a number, as sh would run it', () => {
     for (const given of [{}, { MALLOC_ARENA_MAX: '' }, { MALLOC_ARENA_MAX: '8' }]) {
-      const parsed = startCommand(given);
+      const parsed = parseStartCommand(START, given);
       const shell = shellEnvironment(START, given);
       expect(parsed.environment.MALLOC_ARENA_MAX).toBe(shell.MALLOC_ARENA_MAX);
     }
