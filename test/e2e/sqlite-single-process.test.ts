@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { STATE_DIR_LOCK_FILE } from '../../src/store/sqlite/state-dir-lock.ts';
+import { STATE_DIR_LOCK_FILE, STATE_DIR_LOCK_HOLDER_FILE } from '../../src/store/sqlite/state-dir-lock.ts';
 import {
   describeOutput,
   freePort,
@@ -43,15 +43,15 @@ describe('SQLite: one process per state directory', () => {
     // The first one is untouched and still serving.
     expect((await fetch(`${first.baseUrl}/health`)).status).toBe(200);
 
-    // Released on exit: a new process starts once the first has stopped.
+    // Released on exit: a new process starts once the first has stopped (the lock file stays; it is not the lock).
     expect(await stopServer(first)).toEqual({ code: 0, signal: null });
-    expect(existsSync(join(stateDir, STATE_DIR_LOCK_FILE))).toBe(false);
+    expect(existsSync(join(stateDir, STATE_DIR_LOCK_HOLDER_FILE))).toBe(false);
     const third = await startServer(env);
     started.push(third);
     expect((await fetch(`${third.baseUrl}/health`)).status).toBe(200);
   });
 
-  it('takes over the lock of a process that was SIGKILLed (stale lock)', { timeout: 60_000 }, async () => {
+  it('takes over the lock of a process that was SIGKILLed (the kernel released it)', { timeout: 60_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'promptpipe-stale-'));
     try {
       const env = { PATH: process.env.PATH ?? '', PROMPTPIPE_STATE_DIR: dir, LOG_LEVEL: 'warn' };
