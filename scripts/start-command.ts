@@ -2,7 +2,11 @@
  * `npm start`'s command line as package.json spells it, for what starts the server exactly as `npm start` does (the
  * end-to-end benchmarks, the compiled-server test): environment assignments first, as `sh` reads them
  * (`NAME=value`, or `NAME=${NAME:-default}`: the caller's value when set and not empty, else the default), then
- * `node` and its arguments. Only these forms are understood; anything else is an error, never a guess.
+ * `exec node` and its arguments. Only these forms are understood; anything else is an error, never a guess.
+ *
+ * `exec` is required: npm passes SIGTERM and SIGINT to its child, the shell running the script, and a shell that
+ * forked node would die and leave the server running with no parent (dash does not replace itself with the last
+ * command). With `exec` the server is that child, so `docker stop`, systemd or Ctrl-C reach it through npm.
  */
 import { readFileSync } from 'node:fs';
 
@@ -37,6 +41,8 @@ export function parseStartCommand(script: string, environment: NodeJS.ProcessEnv
     if (name === undefined || raw === undefined) break;
     assigned[name] = assignedValue(name, raw, environment);
   }
+  if (words[index] !== 'exec') throw new Error(`npm start must exec node, so that signals reach it: ${script}`);
+  index += 1;
   if (words[index] !== 'node') throw new Error(`npm start does not run node: ${script}`);
   return { environment: assigned, nodeArguments: words.slice(index + 1) };
 }

@@ -40,13 +40,15 @@ describe("npm start's command line", () => {
   });
 
   it('reads plain assignments and refuses what it does not understand instead of guessing', () => {
-    expect(parseStartCommand('A=1 B=two node x.js', {})).toEqual({
+    expect(parseStartCommand('A=1 B=two exec node x.js', {})).toEqual({
       environment: { A: '1', B: 'two' },
       nodeArguments: ['x.js'],
     });
-    expect(() => parseStartCommand('A=$HOME node x.js', {})).toThrow(/not a form/);
+    expect(() => parseStartCommand('A=$HOME exec node x.js', {})).toThrow(/not a form/);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template literal
-    expect(() => parseStartCommand('A=${B:-1} node x.js', {})).toThrow(/another variable/);
-    expect(() => parseStartCommand('A=1 tsx x.ts', {})).toThrow(/does not run node/);
+    expect(() => parseStartCommand('A=${B:-1} exec node x.js', {})).toThrow(/another variable/);
+    expect(() => parseStartCommand('A=1 exec tsx x.ts', {})).toThrow(/does not run node/);
+    // Without exec a signal to npm would not reach the server.
+    expect(() => parseStartCommand('A=1 node x.js', {})).toThrow(/must exec node/);
   });
 });
