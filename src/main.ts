@@ -205,9 +205,14 @@ async function openCoordinator(
   return coordinator;
 }
 
+/** Without a key or a base URL there is no model to call: turns answer "assistant unavailable". */
+function llmConfigured(config: Config): boolean {
+  return Boolean(config.llm.apiKey || config.llm.baseUrl);
+}
+
 function createLlm(config: Config, log: Log): LlmClient {
   const { llm } = config;
-  if (!llm.apiKey && !llm.baseUrl) {
+  if (!llmConfigured(config)) {
     log.warn({}, `${LLM_NOT_CONFIGURED_MESSAGE}. The server runs, but every turn answers "assistant unavailable".`);
     return createUnavailableLlm();
   }
@@ -596,7 +601,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         : []),
     ],
     metrics,
-    llmHealth: () => llm.health(),
+    llmHealth: () => (llmConfigured(config) ? llm.health() : { status: 'not_configured', consecutive_failures: 0 }),
     ...(whatsappWebChannel
       ? { channelStates: () => ({ [WHATSAPP_WEB_CHANNEL]: { state: whatsappWebChannel.connectionState() } }) }
       : {}),

@@ -214,14 +214,17 @@ export const healthSchema = z.object({
   instance_id: z.string().optional().describe('PROMPTPIPE_INSTANCE_ID: which instance answered'),
   llm: z
     .object({
-      status: z.enum(['ok', 'degraded']),
+      status: z.enum(['ok', 'degraded', 'not_configured']),
       consecutive_failures: z.number().int(),
       retry_after: z.string().optional(),
       last_error: z.string().optional(),
       last_failure_at: z.string().optional(),
     })
     .optional()
-    .describe('The model: degraded while its calls fail or back off (the server itself stays healthy, HTTP 200).'),
+    .describe(
+      'The model: degraded while its calls fail or back off, not_configured without a model (the server itself ' +
+        'stays healthy, HTTP 200).',
+    ),
 });
 
 export const webhookInboundBodySchema = z

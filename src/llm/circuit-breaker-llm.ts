@@ -12,8 +12,11 @@ import { AppError, errorMessage } from '../domain/errors.ts';
 import type { LlmClient } from './llm.ts';
 
 export interface LlmHealth {
-  /** `ok`: the last call succeeded (or none failed yet); `degraded`: failing or backing off. */
-  status: 'ok' | 'degraded';
+  /**
+   * `ok`: the last call succeeded (or none failed yet); `degraded`: failing or backing off; `not_configured`: no model
+   * is set (no `OPENAI_API_KEY` nor `OPENAI_BASE_URL`), every turn answers "assistant unavailable".
+   */
+  status: 'ok' | 'degraded' | 'not_configured';
   consecutive_failures: number;
   /** Set while the breaker refuses calls. */
   retry_after?: string;

@@ -116,6 +116,14 @@ describe('the wired application', () => {
     await eventually(() => gateway.requests.length === 1, 'the fallback delivery');
     expect(JSON.parse(gateway.requests[0]?.body ?? '').text).toContain('assistant is unavailable');
     expect(model.requests).toEqual([]);
+    // /health tells the truth: there is no model, which is not "ok".
+    const health = (await app.server.inject({ url: '/health' })).json();
+    expect(health).toMatchObject({ status: 'healthy', llm: { status: 'not_configured' } });
+  });
+
+  it('reports a configured model that has not failed as ok on /health', async () => {
+    app = await startApp({ OPENAI_BASE_URL: model.baseUrl });
+    expect((await app.server.inject({ url: '/health' })).json()).toMatchObject({ llm: { status: 'ok' } });
   });
 
   it('advances the manual clock over HTTP', async () => {
