@@ -52,7 +52,8 @@ describe('timers speak the participant language', () => {
 describe('fallback texts', () => {
   it('builds the fallback habit prompt in Spanish', () => {
     expect(fallbackPrompt({ habit_domain: 'caminar', prompt_anchor: 'el desayuno' }, 'es', messages)).toBe(
-      'Es hora de tu hábito de caminar: justo después de el desayuno, da hoy un pequeño paso. ¡Hasta una versión mínima cuenta!',
+      // Not "justo después de el desayuno": a cue is named, not placed after "de" (test/scheduling/fallback-prompt).
+      'Es hora de tu hábito de caminar (tu momento: el desayuno). Da hoy un pequeño paso. ¡Hasta una versión mínima cuenta!',
     );
     expect(fallbackPrompt({ habit_domain: '', prompt_anchor: '' }, 'es', messages)).toBe(
       '¡Es hora de tu hábito! Da hoy un pequeño paso. ¡Hasta una versión mínima cuenta!',
