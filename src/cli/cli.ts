@@ -2,7 +2,7 @@
  * `promptpipe serve | chat | migrate | participants list | participants enroll …`: thin commands over the one
  * composition root (`src/main.ts`). Each reads the configuration once, does its job, and shuts down cleanly.
  */
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { participantJson } from '../api/views.ts';
 import { createConsoleChannel } from '../channels/console/console-channel.ts';
 import { type ConsoleChat, startConsoleChat } from '../channels/console/console-chat.ts';
@@ -10,6 +10,7 @@ import { type Config, loadConfig, readEnvironment } from '../config.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
 import { type ApplicationLogger, createApplication, openStore, VERSION } from '../main.ts';
 import { createLogger } from '../observability/log.ts';
+import { IMPORT_COLUMNS } from '../research/import/import-input.ts';
 import { type ExportCommandOptions, runExport } from './export-command.ts';
 import { runImport } from './import-command.ts';
 import { registerWhatsAppCommands } from './whatsapp-commands.ts';
@@ -38,6 +39,15 @@ function readConfig(): Config {
 
 function logger(config: Config, destination: 'stdout' | 'stderr' = 'stdout'): ApplicationLogger {
   return createLogger({ level: config.logLevel, destination });
+}
+
+/**
+ * One-shot commands (list, enroll, import, export) print their own result: the server's start-up warnings (no model,
+ * no webhook URL) are not about the command, so only errors are logged unless LOG_LEVEL asks for debug or trace.
+ */
+function commandLogger(config: Config): ApplicationLogger {
+  const level = config.logLevel === 'info' || config.logLevel === 'warn' ? 'error' : config.logLevel;
+  return createLogger({ level, destination: 'stderr' });
 }
 
 /** A first signal shuts down gracefully; a second one, while that is under way, exits at once. */
@@ -102,12 +112,14 @@ async function chat(io: CliIo, options: { phone: string; name?: string }): Promi
       output: io.stdout,
       phoneNumber: participant.phoneNumber,
       inbound: app.inbound,
+      awaitingCoach: greet,
     });
-    // Greeted after the banner, so the greeting appears below it.
+    // Greeted after the banner, so the greeting appears below it; its delivery draws the first prompt.
     if (greet) {
-      await app.flow
-        .greet(participant.id)
-        .catch((error: unknown) => log.error({ error: String(error) }, 'greeting failed'));
+      await app.flow.greet(participant.id).catch((error: unknown) => {
+        log.error({ error: String(error) }, 'greeting failed');
+        session?.prompt();
+      });
     }
     await session.finished;
   } finally {
@@ -124,7 +136,7 @@ async function migrate(io: CliIo): Promise<void> {
 
 async function listParticipants(io: CliIo, options: { status?: string }): Promise<void> {
   const config = readConfig();
-  const store = await openStore(config, logger(config, 'stderr'));
+  const store = await openStore(config, commandLogger(config));
   try {
     const filter = options.status ? { status: options.status as ParticipantStatus } : {};
     const participants = await store.participants.list(filter);
@@ -148,7 +160,7 @@ interface EnrollOptions {
 
 async function enrollParticipant(io: CliIo, options: EnrollOptions): Promise<void> {
   const config = readConfig();
-  const app = await createApplication({ config, log: logger(config, 'stderr') });
+  const app = await createApplication({ config, log: commandLogger(config) });
   try {
     const participant = await app.participants.enroll(
       {
@@ -180,10 +192,14 @@ export function buildCli(io: CliIo = processIo): Command {
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     })
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Usage errors and --help end through runCli's io.exit, not process.exit (commander has printed them already).
+    .exitOverride();
 
+  // Not `isDefault`: a default command swallows a mistyped one ("too many arguments for 'serve'"); runCli runs
+  // `serve` when no command is given, and commander names an unknown command with the nearest one.
   program
-    .command('serve', { isDefault: true })
+    .command('serve')
     .description('run the HTTP API, the channel and the scheduler (npm start)')
     .action(() => serve(io));
 
@@ -214,7 +230,7 @@ export function buildCli(io: CliIo = processIo): Command {
       return runExport(options, {
         config,
         openStore,
-        log: createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, destination: 'stderr' }),
+        log: commandLogger(config),
         stdout: io.stdout,
         stderr: io.stderr,
         version: VERSION,
@@ -242,18 +258,14 @@ export function buildCli(io: CliIo = processIo): Command {
     .action((options: EnrollOptions) => enrollParticipant(io, options));
   participants
     .command('import')
-    .description(
-      'enroll participants from a CSV file (columns: phone_number, name, gender, ethnicity, background, timezone, channel)',
-    )
+    .description(`enroll participants from a CSV file (columns: ${IMPORT_COLUMNS.join(', ')})`)
     .argument('<file>', 'CSV file, UTF-8, with a header row')
     .option('--partial', 'enroll the valid rows even when others are invalid')
     .option('--dry-run', 'validate only; enroll nobody')
-    .action(async (file: string, options: { partial?: boolean; dryRun?: boolean }) => {
+    .option('--json', 'print the whole outcome (every row) as JSON instead of the summary')
+    .action(async (file: string, options: { partial?: boolean; dryRun?: boolean; json?: boolean }) => {
       const config = readConfig();
-      const app = await createApplication({
-        config,
-        log: createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, destination: 'stderr' }),
-      });
+      const app = await createApplication({ config, log: commandLogger(config) });
       let failed = false;
       try {
         ({ failed } = await runImport(file, options, { imports: app.imports, stdout: io.stdout, stderr: io.stderr }));
@@ -270,8 +282,12 @@ export function buildCli(io: CliIo = processIo): Command {
 /** Parses `argv` and runs the command; a configuration or input error is printed plainly with exit code 2. */
 export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<void> {
   try {
-    await buildCli(io).parseAsync([...argv], { from: 'user' });
+    await buildCli(io).parseAsync(argv.length === 0 ? ['serve'] : [...argv], { from: 'user' });
   } catch (error) {
+    if (error instanceof CommanderError) {
+      io.exit(error.exitCode);
+      return;
+    }
     const message = error instanceof Error ? error.message : String(error);
     io.stderr.write(`promptpipe: ${message}\n`);
     io.exit(2);

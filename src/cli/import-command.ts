@@ -1,7 +1,7 @@
 /**
- * `promptpipe participants import <file.csv> [--partial] [--dry-run]`: validates every row, enrolls (a progress bar
- * on a terminal), and queues the greetings at `ENROLL_GREETING_RATE`; the running server (`promptpipe serve`)
- * delivers them. The caller exits with code 1 when rows are invalid (and, without --partial, nobody was enrolled).
+ * `promptpipe participants import <file.csv> [--partial] [--dry-run] [--json]`: validates every row, enrolls (a
+ * progress bar on a terminal), and queues the greetings at `ENROLL_GREETING_RATE`; the running server (`promptpipe
+ * serve`) delivers them. Prints a summary with the rows that need attention, or with `--json` the whole outcome. The caller exits with code 1 when rows are invalid (and, without --partial, nobody was enrolled).
  */
 import { readFile } from 'node:fs/promises';
 import cliProgress from 'cli-progress';
@@ -16,7 +16,7 @@ interface Output {
 
 export async function runImport(
   file: string,
-  options: { partial?: boolean; dryRun?: boolean },
+  options: { partial?: boolean; dryRun?: boolean; json?: boolean },
   dependencies: { imports: ImportService; stdout: Output; stderr: Output },
 ): Promise<{ failed: boolean }> {
   let bytes: Buffer;
@@ -47,6 +47,10 @@ export async function runImport(
     },
   });
   if (started) bar?.stop();
+  if (options.json) {
+    dependencies.stdout.write(`${JSON.stringify(importOutcomeJson(outcome), null, 2)}\n`);
+    return { failed: outcome.errors.length > 0 };
+  }
   dependencies.stdout.write(`${importSummary(outcome)}\n`);
   for (const error of outcome.errors)
     dependencies.stdout.write(`  row ${error.row} ${error.field}: ${error.problem}\n`);
@@ -59,6 +63,5 @@ export async function runImport(
         `(${outcome.greetings.firstAt} → ${outcome.greetings.lastAt}); the running server sends them\n`,
     );
   }
-  dependencies.stdout.write(`${JSON.stringify(importOutcomeJson(outcome), null, 2)}\n`);
   return { failed: outcome.errors.length > 0 };
 }

@@ -55,6 +55,30 @@ describe('the console chat', () => {
     expect(output.text()).toContain('you> ');
   });
 
+  it('waits for the coach before the first prompt when a greeting is on its way', async () => {
+    const input = new PassThrough();
+    const output = capture();
+    const chat = startConsoleChat({
+      input,
+      output: output.stream,
+      phoneNumber: '+15551230001',
+      inbound: {
+        receive: async () => ({ inboundId: 'in_1', participantId: 'p', duplicate: false }),
+        idle: async () => {},
+      },
+      awaitingCoach: true,
+    });
+    // readline writes a prompt synchronously: had one been drawn, it would be in the stream after this turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(output.text()).not.toContain('you>');
+    output.stream.write('coach> Hi! Which habit shall we build?\n');
+    chat.prompt();
+    await vi.waitFor(() => expect(output.text()).toContain('you> '));
+    expect(output.text().indexOf('coach> Hi!')).toBeLessThan(output.text().indexOf('you> '));
+    input.end();
+    await chat.finished;
+  });
+
   it('says so when a message cannot be sent', async () => {
     const input = new PassThrough();
     const output = capture();

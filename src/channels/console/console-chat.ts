@@ -14,6 +14,11 @@ export interface ConsoleChatOptions {
   /** E.164 phone number of the participant being played. */
   phoneNumber: string;
   inbound: Pick<InboundService, 'receive' | 'idle'>;
+  /**
+   * A coach message (the greeting) is on its way: the first `you> ` waits for it (its delivery calls `prompt()`), so
+   * the prompt never sits above the greeting.
+   */
+  awaitingCoach?: boolean;
 }
 
 export interface ConsoleChat {
@@ -56,7 +61,7 @@ export function startConsoleChat(options: ConsoleChatOptions): ConsoleChat {
       }
     });
   });
-  lines.prompt();
+  if (!options.awaitingCoach) lines.prompt();
   return {
     prompt: () => {
       if (!closed) lines.prompt(true);
