@@ -2,10 +2,13 @@
  * The dashboard and the web chat in a real browser (Chromium via playwright-core), against the wired application
  * (in process, listening on an ephemeral port) with the webchat channel, the manual clock, an API token and a scripted
  * OpenAI-compatible model. One study, step by step; each step asserts what the pages show.
- * Screenshots of the main pages are written to docs/screenshots/.
+ * Screenshots of the main pages are written to a temporary directory, or to PROMPTPIPE_SCREENSHOT_DIR when set:
+ * `npm run screenshots` sets it to docs/screenshots/ to refresh the README's pictures (a test run changes no tracked
+ * file).
  */
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import pino from 'pino';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +20,7 @@ import { COACH, createStudyCoach, SAID } from '../support/study-coach-script.ts'
 import { browserAvailability, launchChromium } from './browser.ts';
 
 const API_TOKEN = 'dashboard-test-token';
-const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+const SCREENSHOTS = `${resolve(process.env.PROMPTPIPE_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'promptpipe-shots-')))}/`;
 const WAIT = { timeout: 30_000 };
 /** A step waits for several model turns and deliveries; generous because CI runs on 2 shared cores. */
 const STEP_TIMEOUT = 120_000;
@@ -65,6 +68,13 @@ describe.skipIf(!availability.run)('dashboard and web chat in Chromium', () => {
     dashboard = await staff.newPage();
     // The participant's browser shares nothing with the staff's (no cookie).
     chat = await (await browser.newContext({ viewport: { width: 420, height: 800 } })).newPage();
+    // The pages' Content-Security-Policy must not block anything they do (a blocked script or style shows here).
+    for (const page of [dashboard, chat]) {
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) unexpected.push(`CSP: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => unexpected.push(`page error: ${error.message}`));
+    }
   }, 60_000);
 
   afterAll(async () => {
@@ -201,6 +211,9 @@ describe.skipIf(!availability.run)('dashboard and web chat in Chromium', () => {
       await dashboard.getByRole('button', { name: 'Yes, delete' }).click();
       await dashboard.getByRole('heading', { name: 'Participants' }).waitFor(WAIT);
       expect(await dashboard.getByRole('row', { name: /Ada/ }).count()).toBe(0);
+      // The chat page still open in the participant's browser: its stream was ended, so it says the chat closed.
+      await chat.locator('#chat-closed').waitFor(WAIT);
+      expect(await chat.getByLabel('Your message').isDisabled()).toBe(true);
       const response = await chat.goto(`${baseUrl}${link}`);
       expect(response?.status()).toBe(404);
       expect(unexpected).toEqual([]);
