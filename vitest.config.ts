@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // A developer's .env (a token, a model) must not change what the tests see: no settings file in this process;
+    // the servers the tests spawn get the same variable (test/support/server-process.ts).
+    env: { PROMPTPIPE_ENV_FILE: '' },
   },
 });

@@ -150,8 +150,18 @@ export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANC
 export const DEFAULT_OPT_IN_KEYWORDS = ['START'] as const;
 
 /** process.env over the optional `.env` file of the working directory (the real environment wins). */
-export function readEnvironment(envFile = '.env'): Environment {
-  const fromFile = existsSync(envFile) ? parseDotenv(readFileSync(envFile)) : {};
+/**
+ * `PROMPTPIPE_ENV_FILE` names another file, or none when set empty (tests, containers: only the real environment
+ * counts). A named file that does not exist is an error; the default `.env` is optional.
+ */
+export function readEnvironment(envFile?: string): Environment {
+  const named = envFile ?? process.env.PROMPTPIPE_ENV_FILE;
+  const path = named ?? '.env';
+  if (path === '') return { ...process.env };
+  if (named !== undefined && !existsSync(path)) {
+    throw new AppError('invalid_input', `PROMPTPIPE_ENV_FILE: ${path} does not exist (set it empty to read no file)`);
+  }
+  const fromFile = existsSync(path) ? parseDotenv(readFileSync(path)) : {};
   return { ...fromFile, ...process.env };
 }
 
