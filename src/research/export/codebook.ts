@@ -2,6 +2,14 @@
 import { exportTables } from './export-tables.ts';
 import type { ExportFilter, ExportFormat } from './export-types.ts';
 
+/** Why some CSV cells start with `'`: what changes, and where the exact text is. */
+export const CSV_FORMULA_NOTE =
+  '- Formulas neutralised: a text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written ' +
+  "with a single quote before it (`'=1+1`), so a spreadsheet shows it as text instead of running it (OWASP, CSV " +
+  'injection). Numbers are never changed, nor is a text cell that is only a number (`-3`, a phone number such as ' +
+  "`+15551230011`). To analyse the exact text, remove that one leading `'` from such cells, or export JSON Lines " +
+  '(`--format jsonl`), which keeps every value exactly as recorded.';
+
 export function renderCodebook(options: {
   format: ExportFormat;
   filter: ExportFilter;
@@ -14,6 +22,7 @@ export function renderCodebook(options: {
     '',
     `- Exported at: ${options.exportedAt.toISOString()} (PromptPipe ${options.version})`,
     `- Format: ${options.format === 'csv' ? 'CSV (RFC 4180, UTF-8, header row; empty cell = no value; JSON columns hold JSON text)' : 'JSON Lines (one JSON object per line, UTF-8; null = no value)'}`,
+    ...(options.format === 'csv' ? [CSV_FORMULA_NOTE] : []),
     `- Participants: ${options.filter.participantIds.length > 0 ? options.filter.participantIds.join(', ') : 'all'}`,
     `- Since: ${options.filter.since ? options.filter.since.toISOString() : 'the start of the study'}`,
     '- Times are UTC ISO 8601 unless the column says local.',

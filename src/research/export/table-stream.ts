@@ -6,11 +6,26 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { ExportContext, ExportFormat, ExportRow, ExportTable, ExportValue } from './export-types.ts';
 
-/** How a value reads in a CSV cell: empty for null, JSON text for objects, `true`/`false` for booleans. */
+/**
+ * What a spreadsheet reads as a formula (OWASP, "CSV Injection"): a cell starting with `=`, `+`, `-`, `@`, a tab or a
+ * carriage return. A participant's name or message such as `=HYPERLINK("http://…","…")` would otherwise run in the
+ * researcher's spreadsheet.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A cell that is only a number (`-3`, `+15551230011`, `-0.5`) is evaluated as that number: it cannot call anything. */
+const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
+
+/**
+ * How a value reads in a CSV cell: empty for null, JSON text for objects, `true`/`false` for booleans, and text that
+ * a spreadsheet would run as a formula prefixed with a single quote (`'=1+1`), which makes it plain text. Numbers are
+ * never prefixed (a negative number stays a number); JSON Lines are not concerned (their values are exact).
+ */
 export function csvCell(value: ExportValue | undefined): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  const text = String(value);
+  if (typeof value !== 'string' || !FORMULA_START.test(text) || PLAIN_NUMBER.test(text)) return text;
+  return `'${text}`;
 }
 
 async function* csvLines(table: ExportTable, rows: AsyncIterable<ExportRow>): AsyncGenerator<string> {
