@@ -11,6 +11,7 @@ import type { Config } from '../config.ts';
 import type { Participant } from '../domain/participant.ts';
 import type { LlmHealth } from '../llm/circuit-breaker-llm.ts';
 import type { Log } from '../observability/log.ts';
+import { redactingSerializers } from '../observability/log-redaction.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import type { Clock } from '../scheduling/clock.ts';
@@ -57,7 +58,11 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   const { config, log } = options;
   const app = Fastify({
     bodyLimit: config.api.bodyLimitBytes,
-    ...(options.httpLogger ? { loggerInstance: options.httpLogger } : { logger: false }),
+    // Request lines carry credentials in their URL (the web-chat token, `hub.verify_token`, `?token=`): redacted
+    // whatever logger was passed in (the process logger redacts them as well).
+    ...(options.httpLogger
+      ? { loggerInstance: options.httpLogger.child({}, { serializers: redactingSerializers }) }
+      : { logger: false }),
     // Clients and tests see "route not found" for /path/ and /path alike.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // Errors raised before routing and by the HTTP parser get the envelope too.

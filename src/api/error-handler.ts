@@ -7,6 +7,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, type AppErrorCode } from '../domain/errors.ts';
 import type { Log } from '../observability/log.ts';
+import { redactUrl } from '../observability/log-redaction.ts';
 import { failure } from './envelope.ts';
 import { createRouteTable, shownPath } from './framework-errors.ts';
 
@@ -61,7 +62,11 @@ export function registerErrorHandling(app: FastifyInstance, log: Log): void {
         : described.message;
     if (statusCode >= 500) {
       log.error(
-        { method: request.method, url: request.url, error: error instanceof Error ? error.stack : String(error) },
+        {
+          method: request.method,
+          url: redactUrl(request.url),
+          error: error instanceof Error ? error.stack : String(error),
+        },
         'request failed',
       );
     }

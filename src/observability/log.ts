@@ -4,6 +4,7 @@
  * (pino's order), the same shape as the scheduling layer's `SchedulingLog`.
  */
 import { pino } from 'pino';
+import { redactingHooks, redactingSerializers } from './log-redaction.ts';
 
 export interface Log {
   debug(data: Record<string, unknown>, message: string): void;
@@ -20,13 +21,17 @@ export const silentLog: Log = {
   error: () => undefined,
 };
 
-/** The process logger: JSON lines on stdout (or stderr, for the console chat whose stdout is the conversation). */
+/**
+ * The process logger: JSON lines on stdout (or stderr, for the console chat whose stdout is the conversation; or a
+ * stream, in tests). Credentials in URLs, headers and messages are redacted (log-redaction.ts).
+ */
 export function createLogger(options: {
   level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  destination?: 'stdout' | 'stderr';
+  destination?: 'stdout' | 'stderr' | pino.DestinationStream;
 }): pino.Logger {
+  const { destination } = options;
   return pino(
-    { level: options.level, base: { service: 'promptpipe' } },
-    pino.destination(options.destination === 'stderr' ? 2 : 1),
+    { level: options.level, base: { service: 'promptpipe' }, serializers: redactingSerializers, hooks: redactingHooks },
+    typeof destination === 'object' ? destination : pino.destination(destination === 'stderr' ? 2 : 1),
   );
 }

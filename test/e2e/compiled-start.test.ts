@@ -18,7 +18,7 @@ import { nonAsciiLines } from '../../scripts/ascii-bundle.ts';
 import { startCommand } from '../../scripts/start-command.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
-import { answersAsItself, freePort, REPO_ROOT, waitFor } from '../support/server-process.ts';
+import { answersAsItself, assertNoSecretsInOutput, freePort, REPO_ROOT, waitFor } from '../support/server-process.ts';
 
 const API_TOKEN = 'compiled-start-token';
 
@@ -46,6 +46,7 @@ describe('npm start: the compiled server', () => {
   let directory: string;
   let child: ChildProcess | undefined;
   let output = '';
+  let env: Record<string, string> = {};
   let baseUrl = '';
   let loadedModulesFile = '';
   let model: ScriptedOpenAiServer | undefined;
@@ -68,20 +69,21 @@ describe('npm start: the compiled server', () => {
     baseUrl = `http://127.0.0.1:${port}`;
     // npm start's own command line (package.json): its variables, then `node <flags…> <entry> serve`.
     const start = startCommand({});
+    env = {
+      PATH: process.env.PATH ?? '',
+      ...start.environment,
+      API_ADDR: `127.0.0.1:${port}`,
+      PROMPTPIPE_STATE_DIR: join(directory, 'state'),
+      PROMPTPIPE_CHANNEL: 'webhook',
+      PROMPTPIPE_WEBHOOK_URL: receiver.url,
+      PROMPTPIPE_API_TOKEN: API_TOKEN,
+      OPENAI_BASE_URL: scripted.baseUrl,
+      OPENAI_API_KEY: 'unused',
+      LOADED_MODULES_FILE: loadedModulesFile,
+    };
     child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, ...start.nodeArguments], {
       cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        ...start.environment,
-        API_ADDR: `127.0.0.1:${port}`,
-        PROMPTPIPE_STATE_DIR: join(directory, 'state'),
-        PROMPTPIPE_CHANNEL: 'webhook',
-        PROMPTPIPE_WEBHOOK_URL: receiver.url,
-        PROMPTPIPE_API_TOKEN: API_TOKEN,
-        OPENAI_BASE_URL: scripted.baseUrl,
-        OPENAI_API_KEY: 'unused',
-        LOADED_MODULES_FILE: loadedModulesFile,
-      },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -110,6 +112,7 @@ describe('npm start: the compiled server', () => {
     await model?.close();
     await gateway?.close();
     await rm(directory, { recursive: true, force: true });
+    assertNoSecretsInOutput({ env, output: [output] });
   });
 
   it('runs the bundle in dist/bundle/, not the per-file build nor the TypeScript sources', async () => {

@@ -11,6 +11,7 @@ import { STATE_DIR_LOCK_FILE, STATE_DIR_LOCK_HOLDER_FILE } from '../../src/store
 import {
   describeOutput,
   freePort,
+  killServer,
   type ServerProcess,
   spawnServer,
   startServer,
@@ -21,7 +22,8 @@ let stateDir = '';
 const started: ServerProcess[] = [];
 
 afterAll(async () => {
-  for (const server of started) if (!server.exited) await stopServer(server, 10_000);
+  // Exited ones too: stopping checks what each wrote for credentials.
+  for (const server of started) await stopServer(server, 10_000);
   if (stateDir) await rm(stateDir, { recursive: true, force: true });
 }, 30_000);
 
@@ -56,8 +58,7 @@ describe('SQLite: one process per state directory', () => {
     try {
       const env = { PATH: process.env.PATH ?? '', PROMPTPIPE_STATE_DIR: dir, LOG_LEVEL: 'warn' };
       const killed = await startServer(env);
-      killed.child.kill('SIGKILL');
-      await killed.exit;
+      await killServer(killed);
       expect(existsSync(join(dir, STATE_DIR_LOCK_FILE))).toBe(true);
       const next = await startServer(env);
       started.push(next);

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
-import { answersAsItself } from '../support/server-process.ts';
+import { answersAsItself, assertNoSecretsInOutput } from '../support/server-process.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 const API_TOKEN = 'e2e-text-token';
@@ -24,6 +24,7 @@ let gateway: HttpReceiver;
 let stateDir: string;
 let child: ChildProcess | undefined;
 let baseUrl = '';
+let env: Record<string, string> = {};
 const output: string[] = [];
 const surprises: string[] = [];
 
@@ -103,25 +104,26 @@ beforeAll(async () => {
   gateway = await startHttpReceiver();
   const address = `127.0.0.1:${await freePort()}`;
   baseUrl = `http://${address}`;
+  env = {
+    PATH: process.env.PATH ?? '',
+    API_ADDR: address,
+    PROMPTPIPE_STATE_DIR: stateDir,
+    OPENAI_BASE_URL: model.baseUrl,
+    GENAI_MODEL: 'local-no-tools',
+    GENAI_TEMPERATURE: '',
+    LLM_TOOL_PROTOCOL: 'text',
+    LLM_MAX_TOKENS: '512',
+    LLM_EXTRA_BODY: '{"cache_prompt": true}',
+    PROMPTPIPE_CLOCK: 'manual',
+    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00.000Z',
+    PROMPTPIPE_CHANNEL: 'webhook',
+    PROMPTPIPE_WEBHOOK_URL: gateway.url,
+    PROMPTPIPE_API_TOKEN: API_TOKEN,
+    LOG_LEVEL: 'warn',
+  };
   child = spawn(process.execPath, ['src/cli/main.ts', 'serve'], {
     cwd: REPO_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      API_ADDR: address,
-      PROMPTPIPE_STATE_DIR: stateDir,
-      OPENAI_BASE_URL: model.baseUrl,
-      GENAI_MODEL: 'local-no-tools',
-      GENAI_TEMPERATURE: '',
-      LLM_TOOL_PROTOCOL: 'text',
-      LLM_MAX_TOKENS: '512',
-      LLM_EXTRA_BODY: '{"cache_prompt": true}',
-      PROMPTPIPE_CLOCK: 'manual',
-      PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00.000Z',
-      PROMPTPIPE_CHANNEL: 'webhook',
-      PROMPTPIPE_WEBHOOK_URL: gateway.url,
-      PROMPTPIPE_API_TOKEN: API_TOKEN,
-      LOG_LEVEL: 'warn',
-    },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
@@ -141,6 +143,7 @@ afterAll(async () => {
   await model?.close();
   await gateway?.close();
   if (stateDir) await rm(stateDir, { recursive: true, force: true });
+  assertNoSecretsInOutput({ env, output });
 }, 30_000);
 
 describe('LLM_TOOL_PROTOCOL=text against a model server without tool support', () => {

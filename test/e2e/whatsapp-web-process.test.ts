@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptPollVote } from '../../src/channels/whatsapp-web/poll-vote-crypto.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
-import { answersAsItself } from '../support/server-process.ts';
+import { answersAsItself, assertNoSecretsInOutput } from '../support/server-process.ts';
 import { COACH, createStudyCoach, SAID } from '../support/study-coach-script.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -41,7 +41,15 @@ interface SentLine {
 let fakeDir: string;
 let stateDir: string;
 let model: ScriptedOpenAiServer;
-let server: { child: ChildProcess; output: string[]; baseUrl: string; exit: Promise<number | null> } | undefined;
+let server:
+  | {
+      child: ChildProcess;
+      env: Record<string, string>;
+      output: string[];
+      baseUrl: string;
+      exit: Promise<number | null>;
+    }
+  | undefined;
 const unexpected: string[] = [];
 let inboxCounter = 0;
 
@@ -128,6 +136,7 @@ afterAll(async () => {
   await model?.close();
   await rm(fakeDir, { recursive: true, force: true });
   await rm(stateDir, { recursive: true, force: true });
+  if (server) assertNoSecretsInOutput(server);
 });
 
 describe('promptpipe on whatsapp-web, as separate processes', () => {
@@ -154,25 +163,26 @@ describe('promptpipe on whatsapp-web, as separate processes', () => {
     timeout: 90_000,
   }, async () => {
     const port = await freePort();
+    const env = {
+      ...baseEnv(),
+      API_ADDR: `127.0.0.1:${port}`,
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'test',
+      GENAI_MODEL: 'scripted',
+      PROMPTPIPE_CLOCK: 'manual',
+      PROMPTPIPE_CLOCK_START: CLOCK_START,
+      PROMPTPIPE_API_TOKEN: API_TOKEN,
+    };
     const child = spawn(process.execPath, ['src/cli/main.ts', 'serve'], {
       cwd: REPO_ROOT,
-      env: {
-        ...baseEnv(),
-        API_ADDR: `127.0.0.1:${port}`,
-        OPENAI_BASE_URL: model.baseUrl,
-        OPENAI_API_KEY: 'test',
-        GENAI_MODEL: 'scripted',
-        PROMPTPIPE_CLOCK: 'manual',
-        PROMPTPIPE_CLOCK_START: CLOCK_START,
-        PROMPTPIPE_API_TOKEN: API_TOKEN,
-      },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output: string[] = [];
     child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
     child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
     const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-    server = { child, output, baseUrl: `http://127.0.0.1:${port}`, exit };
+    server = { child, env, output, baseUrl: `http://127.0.0.1:${port}`, exit };
 
     // Connected with the credentials `whatsapp login` stored: /health shows the channel open.
     await waitFor('the whatsapp-web channel to be open', async () => {

@@ -112,6 +112,7 @@ export async function startCluster(options: {
     delivered: () => gateway.requests.map((request) => JSON.parse(request.body) as OutboundPayload),
     describe: () => instances.map((instance) => describeOutput(instance.process, `instance ${instance.id}`)).join('\n'),
     async close() {
+      // Every instance is stopped and everything cleaned up before a failure (a leaked credential) is reported.
       const exits = await Promise.allSettled(instances.map((instance) => stopServer(instance.process, 10_000)));
       await db.end().catch(() => undefined);
       await model.close();
@@ -124,7 +125,8 @@ export async function startCluster(options: {
       } finally {
         await cleanup.end();
       }
-      void exits;
+      const failure = exits.find((exit) => exit.status === 'rejected');
+      if (failure) throw failure.reason;
     },
   };
 

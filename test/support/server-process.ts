@@ -1,6 +1,7 @@
 /**
  * Real `promptpipe serve` processes for end-to-end tests (spawned with `node src/cli/main.ts serve`): start on a free
  * port and wait for `/health`, collect the output for failure messages, stop gracefully (SIGTERM) or kill (SIGKILL).
+ * Stopping or killing one also checks that no credential it was started with appears in what it wrote.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -11,6 +12,8 @@ export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface ServerProcess {
   child: ChildProcess;
+  /** The environment it was started with: its credentials must never appear in `output`. */
+  env: Record<string, string>;
   baseUrl: string;
   /** stdout and stderr, interleaved as they arrived. */
   output: string[];
@@ -44,6 +47,7 @@ export function spawnServer(env: Record<string, string>, args: string[] = ['serv
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
   const server: ServerProcess = {
     child,
+    env,
     baseUrl: `http://${env.API_ADDR}`,
     output,
     exited: false,
@@ -137,19 +141,61 @@ export async function startServer(baseEnv: Record<string, string>, timeoutMs = 2
   }
 }
 
-/** SIGTERM, then SIGKILL after `graceMs`; resolves with how the process ended. */
+/**
+ * SIGTERM, then SIGKILL after `graceMs`; resolves with how the process ended. Throws when the output holds one of the
+ * credentials the process was started with (`assertNoSecretsInOutput`).
+ */
 export async function stopServer(server: ServerProcess, graceMs = 15_000): Promise<ServerExit> {
   if (!server.exited) server.child.kill('SIGTERM');
   const timeout = setTimeout(() => server.child.kill('SIGKILL'), graceMs);
+  let exit: ServerExit;
   try {
-    return await server.exit;
+    exit = await server.exit;
   } finally {
     clearTimeout(timeout);
   }
+  assertNoSecretsInOutput(server);
+  return exit;
 }
 
-/** SIGKILL (no graceful shutdown: a crash), then waits for the exit. */
+/** SIGKILL (no graceful shutdown: a crash), then waits for the exit; checks the output as `stopServer` does. */
 export async function killServer(server: ServerProcess): Promise<void> {
   if (!server.exited) server.child.kill('SIGKILL');
   await server.exit;
+  assertNoSecretsInOutput(server);
+}
+
+/** Settings that hold a credential: a name with the word TOKEN, SECRET, KEY, PASSWORD or AUTH (not `LLM_MAX_TOKENS`). */
+const CREDENTIAL_SETTING = /(^|_)(TOKEN|SECRET|KEY|PASSWORD|AUTH)(_|$)/;
+/** Shorter values (`verify`, `test`) are words a log may contain for other reasons. */
+const MIN_SECRET_LENGTH = 8;
+
+/** The credentials in a process environment, by setting name; a password inside a URL setting counts too. */
+export function credentialsIn(env: Record<string, string | undefined>): Map<string, string> {
+  const credentials = new Map<string, string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (CREDENTIAL_SETTING.test(name) && value.length >= MIN_SECRET_LENGTH) credentials.set(name, value);
+    const password = URL.canParse(value) ? decodeURIComponent(new URL(value).password) : '';
+    if (password.length >= MIN_SECRET_LENGTH) credentials.set(`${name} (password)`, password);
+  }
+  return credentials;
+}
+
+/**
+ * Throws when what a process wrote (its log) holds a credential of the environment it was started with, naming the
+ * setting and the lines (the value shown as `<NAME>`). Called by `stopServer`/`killServer`; tests that spawn a
+ * process themselves call it on their own `{ env, output }`.
+ */
+export function assertNoSecretsInOutput(server: {
+  env: Record<string, string | undefined>;
+  output: readonly string[];
+}): void {
+  const lines = server.output.join('').split('\n');
+  const leaks: string[] = [];
+  for (const [name, value] of credentialsIn(server.env)) {
+    const leaking = lines.filter((line) => line.includes(value)).map((line) => line.replaceAll(value, `<${name}>`));
+    if (leaking.length > 0) leaks.push(`${name} appears in ${leaking.length} line(s):\n${leaking.join('\n')}`);
+  }
+  if (leaks.length > 0) throw new Error(`credentials leaked into the server's output:\n${leaks.join('\n')}`);
 }
