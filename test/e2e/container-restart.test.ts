@@ -36,16 +36,21 @@ afterAll(async () => {
  * (`--kill-child`: no server outlives a failed test).
  */
 function spawnInOwnPidNamespace(env: Record<string, string>): ServerProcess {
-  const child = spawn('unshare', ['-p', '-f', '--kill-child', '--mount-proc', process.execPath, 'src/cli/main.ts', 'serve'], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'unshare',
+    ['-p', '-f', '--kill-child', '--mount-proc', process.execPath, 'src/cli/main.ts', 'serve'],
+    {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const output: string[] = [];
   child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
   const server: ServerProcess = {
     child,
+    env,
     baseUrl: `http://${env.API_ADDR}`,
     output,
     exited: false,
