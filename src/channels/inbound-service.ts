@@ -26,7 +26,6 @@ import type { NewId } from '../domain/ids.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
 import type { PollAnswer } from '../domain/polls.ts';
 import { type ConversationFlow, LlmOutageError } from '../engine/conversation-flow.ts';
-import type { Messenger } from '../engine/messenger.ts';
 import { readValue } from '../engine/participant-data.ts';
 import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
@@ -38,6 +37,7 @@ import { createInProcessLock, type ParticipantLock } from '../store/participant-
 import type { InboundMessage, Job, Store } from '../store/store.ts';
 import type { ChannelInboundMessage } from './channel.ts';
 import { unansweredMessageEntry } from './inbound-transcript.ts';
+import { createLlmOutageHold, type LlmOutageOptions } from './llm-outage-hold.ts';
 import type { OptOutHandler } from './opt-out.ts';
 import { matchTypedAnswer, type OpenPoll } from './poll-answer-matching.ts';
 import { latestPollRun, parseRecordedPoll, type RecordedPoll } from './recorded-polls.ts';
@@ -105,24 +105,12 @@ export interface InboundServiceOptions {
   onlyProcessor?: boolean;
 }
 
-export interface LlmOutageOptions {
-  messenger: Pick<Messenger, 'send'>;
-  /** `LLM_OUTAGE_RETRY_FOR`: how long after the first failure the message is retried. */
-  retryForMs: number;
-  /** The notice for this participant (`LLM_OUTAGE_NOTICE`, else the catalogue in their language); '' sends none. */
-  notice: (participant: Participant) => string;
-  /** Wakes the job runner after a retry is enqueued. */
-  notify?: () => void;
-  /** Metrics: a message held, answered after an outage, or given up. */
-  onOutage?: (outcome: 'held' | 'recovered' | 'failed') => void;
-}
-
-export const LLM_OUTAGE_RETRY_JOB = 'llm_outage_retry';
-export const llmOutageDedupKey = (participantId: string): string => `${LLM_OUTAGE_RETRY_JOB}:${participantId}`;
-/** 30 s, 60 s, 120 s, 240 s, then every 5 minutes. */
-export function llmOutageBackoff(attempt: number): number {
-  return Math.min(30_000 * 2 ** Math.max(0, attempt - 1), 5 * 60_000);
-}
+export {
+  LLM_OUTAGE_RETRY_JOB,
+  type LlmOutageOptions,
+  llmOutageBackoff,
+  llmOutageDedupKey,
+} from './llm-outage-hold.ts';
 
 /** The last poll sent (`lastPoll` data key): the poll as recorded, with its exact options. */
 export type LastPoll = RecordedPoll;
@@ -140,6 +128,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
   // The engine's lock, taken for the whole drain of a participant's messages (the flow takes it again, re-entrantly,
   // for each turn), so nothing else of this participant runs between two of their messages on any instance.
   const lock = options.lock ?? createInProcessLock();
+  const outage = options.outage && createLlmOutageHold({ store, clock, newId, log, options: options.outage });
   const inFlight = new Set<Promise<void>>();
   /** Participants with a drain queued or running here: a sweep does not queue another. */
   const draining = new Map<string, number>();
@@ -255,48 +244,6 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
     };
   }
 
-  async function scheduleRetry(participantId: string, since: Date, attempt: number): Promise<void> {
-    const now = clock.now();
-    await store.jobs.enqueue(
-      {
-        id: newId('job'),
-        kind: LLM_OUTAGE_RETRY_JOB,
-        participantId,
-        runAt: new Date(now.getTime() + llmOutageBackoff(attempt)),
-        payload: { since: since.toISOString(), attempt },
-        dedupKey: llmOutageDedupKey(participantId),
-      },
-      now,
-    );
-    options.outage?.notify?.();
-  }
-
-  /** The first failure of an outage: schedule the retry and send the one notice. */
-  async function beginOutage(inbound: InboundMessage, participant: Participant, error: string): Promise<void> {
-    const outage = options.outage;
-    if (!outage) return;
-    options.outage?.onOutage?.('held');
-    if (await store.jobs.getPendingByKey(llmOutageDedupKey(inbound.participantId))) return;
-    const now = clock.now();
-    await scheduleRetry(inbound.participantId, now, 1);
-    await store.events.record({
-      participantId: inbound.participantId,
-      type: 'llm-outage',
-      data: { error, retry_for_ms: outage.retryForMs },
-      sourceMessageId: inbound.id,
-      createdAt: now,
-    });
-    log.warn({ inboundId: inbound.id, participantId: inbound.participantId, error }, 'model unavailable: message held');
-    const notice = outage.notice(participant);
-    if (notice) {
-      await outage.messenger.send(
-        inbound.participantId,
-        { type: 'text', text: notice },
-        { kind: 'notice', sourceMessageId: inbound.id },
-      );
-    }
-  }
-
   /** 'llm_down': the model call failed and the message is still pending. */
   async function process(inbound: InboundMessage, retrying = false): Promise<'done' | 'llm_down'> {
     let participant: Participant | undefined;
@@ -330,8 +277,11 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         await store.inbound.markProcessed(inbound.id, clock.now());
         return 'done';
       }
-      const alreadyRecorded = options.outage ? prior.recorded : false;
       let marked = false;
+      const markAnswered = async (tx: Store): Promise<void> => {
+        await tx.inbound.markProcessed(inbound.id, clock.now());
+        await outage?.answered(tx, inbound);
+      };
       await flow.handleMessage({
         participantId: participant.id,
         text: inbound.text,
@@ -339,25 +289,27 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         recorded: prior.recorded,
         receivedAt: inbound.receivedAt,
         ...(inbound.pollAnswer ? { pollAnswer: inbound.pollAnswer } : {}),
-        ...(options.outage ? { holdOnLlmError: true } : {}),
-        // Marked processed in the reply's transaction: answered and processed commit together.
+        ...(outage ? { holdOnLlmError: true } : {}),
+        // Marked processed in the reply's transaction: answered, processed and the outage over commit together.
         withReply: async (tx) => {
-          await tx.inbound.markProcessed(inbound.id, clock.now());
+          await markAnswered(tx);
           tx.afterCommit(() => {
             marked = true;
           });
         },
       });
-      if (!marked) await store.inbound.markProcessed(inbound.id, clock.now());
-      if (alreadyRecorded) options.outage?.onOutage?.('recovered');
+      if (!marked) await store.transaction(markAnswered);
       return 'done';
     } catch (error) {
-      if (error instanceof LlmOutageError && options.outage && participant) {
-        if (!retrying) {
-          await beginOutage(inbound, participant, errorMessage(error)).catch((outageError: unknown) =>
-            log.error({ inboundId: inbound.id, error: errorMessage(outageError) }, 'scheduling an outage retry failed'),
+      if (error instanceof LlmOutageError && outage && participant) {
+        await outage
+          .hold(inbound, participant, errorMessage(error), retrying)
+          .catch((outageError: unknown) =>
+            log.error(
+              { inboundId: inbound.id, error: errorMessage(outageError) },
+              'holding a message for the outage failed',
+            ),
           );
-        }
         return 'llm_down';
       }
       log.error(
@@ -371,43 +323,6 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         );
       return 'done';
     }
-  }
-
-  /** Past `LLM_OUTAGE_RETRY_FOR`: every held message fails, visibly (transcript, event, status). */
-  async function giveUp(participantId: string, since: Date, attempt: number): Promise<void> {
-    const held = await store.inbound.listUnprocessed(participantId);
-    for (const inbound of held) {
-      const now = clock.now();
-      const error = `the model was unavailable from ${since.toISOString()} for longer than the retry limit`;
-      const { recorded } = await priorAttempt(inbound);
-      await store.transaction(async (tx) => {
-        if (!recorded) await tx.transcript.append([unansweredMessageEntry(inbound)]);
-        await tx.events.record({
-          participantId,
-          type: 'message-failed',
-          data: { reason: 'llm_outage', since: since.toISOString(), attempts: attempt, error },
-          sourceMessageId: inbound.id,
-          createdAt: now,
-        });
-        await tx.inbound.markFailed(inbound.id, error, now);
-      });
-      options.outage?.onOutage?.('failed');
-      log.error({ inboundId: inbound.id, participantId, since: since.toISOString() }, 'model outage: message failed');
-    }
-  }
-
-  async function retryHeldUnlocked(job: Job): Promise<void> {
-    const participantId = job.participantId;
-    if (!participantId || !options.outage) return;
-    const sinceText = typeof job.payload['since'] === 'string' ? job.payload['since'] : undefined;
-    const since = sinceText ? new Date(sinceText) : clock.now();
-    const attempt = typeof job.payload['attempt'] === 'number' ? job.payload['attempt'] : 1;
-    if ((await drain(participantId, true)) === 'done') return;
-    if (clock.now().getTime() - since.getTime() >= options.outage.retryForMs) {
-      await giveUp(participantId, since, attempt + 1);
-      return;
-    }
-    await scheduleRetry(participantId, since, attempt + 1);
   }
 
   /**
@@ -523,7 +438,13 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
       const participantId = job.participantId ?? '';
       // The participant lock (every instance), re-entrant so the flow's own turn lock passes: the held messages go
       // first, in arrival order, and no other drain of this participant runs meanwhile.
-      const work = lock.run(participantId, () => retryHeldUnlocked(job), { reentrant: true });
+      const work = lock.run(
+        participantId,
+        async () => {
+          await outage?.retry(job, (id) => drain(id, true));
+        },
+        { reentrant: true },
+      );
       const tracked = work.catch(() => undefined);
       inFlight.add(tracked);
       void tracked.finally(() => inFlight.delete(tracked));

@@ -27,6 +27,8 @@ export interface StoreRepositories {
   readonly inbound: InboundMessageRepository;
   /** Provenance of every LLM call (research data). */
   readonly llmCalls: LlmCallRepository;
+  /** Model outages in progress, one per participant (the inbound pipeline's "one notice per outage"). */
+  readonly llmOutages: LlmOutageRepository;
   readonly broadcasts: BroadcastRepository;
   /** Keyset-paged reads of whole tables for exports and statistics (research data). */
   readonly research: ResearchReadRepository;
@@ -362,6 +364,12 @@ export interface InboundMessageRepository {
    * process. Called under the participant's lock, so two instances never process one participant's messages at once.
    */
   nextUnprocessed(participantId: string): Promise<InboundMessage | undefined>;
+  /**
+   * Holds the participant's messages still `received` for a model outage: each one not yet held gets `reason` as its
+   * `lastError` (what keeps it pending; cleared when it is processed). Returns how many it held now, so a message
+   * retried many times is counted as held once, whichever instance holds it.
+   */
+  hold(participantId: string, reason: string): Promise<number>;
   /** The participants with messages still `received`, the longest waiting first (recovery after a crash). */
   listParticipantsWithUnprocessed(): Promise<string[]>;
   /** When the participant's latest message on `channel` was received (the WhatsApp Cloud 24-hour window). */
@@ -481,6 +489,28 @@ export interface LlmCallRepository {
   /** Returns the new row's id. */
   record(call: NewLlmCall): Promise<number>;
   getMany(ids: readonly number[]): Promise<LlmCall[]>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// LLM outages: while a participant's messages cannot be answered because the model is unavailable
+
+export interface LlmOutage {
+  participantId: string;
+  /** When the model call whose failure started it failed. */
+  startedAt: Date;
+  /** The inbound message that call was answering. */
+  sourceMessageId: string | undefined;
+}
+
+export interface LlmOutageRepository {
+  /**
+   * Starts the participant's outage unless one is in progress; true when this call started it. One statement: of
+   * callers racing (two instances), exactly one gets true, and a rolled-back transaction started nothing.
+   */
+  begin(outage: LlmOutage): Promise<boolean>;
+  get(participantId: string): Promise<LlmOutage | undefined>;
+  /** Ends the participant's outage; true when one was in progress. */
+  end(participantId: string): Promise<boolean>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

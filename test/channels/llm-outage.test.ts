@@ -4,38 +4,11 @@
  * follows exactly once after recovery, and past LLM_OUTAGE_RETRY_FOR the message is failed, visibly.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createInboundService,
-  type InboundService,
-  LLM_OUTAGE_RETRY_JOB,
-  llmOutageDedupKey,
-} from '../../src/channels/inbound-service.ts';
-import { AppError } from '../../src/domain/errors.ts';
-import { sequentialIds } from '../../src/domain/ids.ts';
+import { llmOutageDedupKey } from '../../src/channels/inbound-service.ts';
 import { createBuiltInMessageCatalogue } from '../../src/i18n/built-in-catalogues.ts';
-import { silentLog } from '../../src/observability/log.ts';
-import { createMetrics } from '../../src/observability/metrics.ts';
-import type { JobRunner } from '../../src/scheduling/job-runner.ts';
-import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';
-import { createInProcessLock } from '../../src/store/participant-lock.ts';
-import { createEngineHarness, type EngineHarness } from '../support/engine-harness.ts';
+import { createOutageRig, DEFAULT_LLM_OUTAGE_NOTICE, MINUTE, type OutageRig } from '../support/llm-outage-rig.ts';
 
-const MINUTE = 60_000;
 const messages = createBuiltInMessageCatalogue();
-/** The notice as the composition root builds it: LLM_OUTAGE_NOTICE when set, else the catalogue. */
-const DEFAULT_LLM_OUTAGE_NOTICE = messages.t('en', 'reply.outageNotice');
-
-interface OutageRig {
-  harness: EngineHarness;
-  inbound: InboundService;
-  runner: JobRunner;
-  model: { down: boolean };
-  metrics: ReturnType<typeof createMetrics>;
-  /** A new inbound service and runner over the same store: what a restart leaves. */
-  restart(): void;
-  receive(text: string, id: string): Promise<string>;
-  advanceMinutes(minutes: number): Promise<void>;
-}
 
 let rig: OutageRig | undefined;
 afterEach(async () => {
@@ -44,81 +17,9 @@ afterEach(async () => {
   rig = undefined;
 });
 
-async function createRig(
-  options: { retryForMs?: number; notice?: string; language?: string } = {},
-): Promise<OutageRig> {
-  const model = { down: false };
-  const harness = await createEngineHarness({
-    ...(options.language ? { participant: { language: options.language } } : {}),
-    script: (request) => {
-      if (model.down) return { error: new AppError('llm_error', 'LLM request failed with status 503: overloaded') };
-      const last = request.messages.at(-1)?.content ?? '';
-      return { content: `reply to ${last}` };
-    },
-  });
-  const metrics = createMetrics({});
-  const newId = sequentialIds();
-  const build = () => {
-    const inbound = createInboundService({
-      store: harness.store,
-      flow: harness.flow,
-      participants: {
-        findByPhone: (phone) => harness.store.participants.getByPhone(phone),
-        enroll: () => Promise.reject(new Error('not used')),
-      },
-      clock: harness.clock,
-      newId: (prefix) => `${newId(prefix)}_${Math.random().toString(36).slice(2, 8)}`,
-      log: silentLog,
-      metrics,
-      autoEnroll: false,
-      outage: {
-        messenger: harness.messenger,
-        retryForMs: options.retryForMs ?? 60 * MINUTE,
-        notice: (participant) => options.notice ?? messages.t(participant.language, 'reply.outageNotice'),
-        onOutage: (outcome) => metrics.recordLlmOutage?.(outcome),
-      },
-    });
-    const runner = createJobRunner({
-      store: harness.store,
-      clock: harness.clock,
-      lock: createInProcessLock(),
-      log: silentLog,
-    });
-    runner.register(LLM_OUTAGE_RETRY_JOB, (job) => inbound.retryHeld(job), { lock: false });
-    return { inbound, runner };
-  };
-  const built = build();
-  const created: OutageRig = {
-    harness,
-    model,
-    metrics,
-    ...built,
-    restart() {
-      const next = build();
-      created.inbound = next.inbound;
-      created.runner = next.runner;
-    },
-    async receive(text, id) {
-      const receipt = await created.inbound.receive({
-        channel: 'webhook',
-        from: harness.participant.phoneNumber,
-        text,
-        providerMessageId: id,
-      });
-      await created.inbound.idle();
-      return receipt.inboundId;
-    },
-    async advanceMinutes(minutes) {
-      await created.runner.advanceTo(new Date(harness.clock.now().getTime() + minutes * MINUTE));
-      await created.inbound.idle();
-    },
-  };
-  return created;
-}
-
 describe('model outages lose nothing', () => {
   it('model down for 10 minutes: one notice, then the real reply exactly once, in order with a later message', async () => {
-    rig = await createRig();
+    rig = await createOutageRig();
     const { harness } = rig;
     const participantId = harness.participant.id;
     rig.model.down = true;
@@ -155,13 +56,13 @@ describe('model outages lose nothing', () => {
     // Nothing more is sent later.
     await rig.advanceMinutes(60);
     expect(harness.messenger.textsFor(participantId)).toHaveLength(3);
-    expect(await rig.metrics.registry.getSingleMetricAsString('promptpipe_llm_outage_messages_total')).toContain(
-      'outcome="recovered"} 1',
-    );
+    // Both messages were held (the second behind the first) and both were answered after the outage.
+    expect(await rig.outageCount('held')).toBe(2);
+    expect(await rig.outageCount('recovered')).toBe(2);
   });
 
   it('model down past LLM_OUTAGE_RETRY_FOR: the message is failed, with an event, and stays in the history', async () => {
-    rig = await createRig({ retryForMs: 30 * MINUTE });
+    rig = await createOutageRig({ retryForMs: 30 * MINUTE });
     const { harness } = rig;
     const participantId = harness.participant.id;
     rig.model.down = true;
@@ -179,13 +80,12 @@ describe('model outages lose nothing', () => {
     ]);
     expect(harness.messenger.textsFor(participantId)).toEqual([DEFAULT_LLM_OUTAGE_NOTICE]);
     expect(await harness.store.jobs.getPendingByKey(llmOutageDedupKey(participantId))).toBeUndefined();
-    expect(await rig.metrics.registry.getSingleMetricAsString('promptpipe_llm_outage_messages_total')).toContain(
-      'outcome="failed"} 1',
-    );
+    expect(await rig.outageCount('held')).toBe(1);
+    expect(await rig.outageCount('failed')).toBe(1);
   });
 
   it('survives a restart: the durable job answers the held message, with no second notice', async () => {
-    rig = await createRig({ notice: 'Back soon!' });
+    rig = await createOutageRig({ notice: 'Back soon!' });
     const { harness } = rig;
     const participantId = harness.participant.id;
     rig.model.down = true;
@@ -202,7 +102,7 @@ describe('model outages lose nothing', () => {
   });
 
   it('sends no notice when LLM_OUTAGE_NOTICE is empty', async () => {
-    rig = await createRig({ notice: '' });
+    rig = await createOutageRig({ notice: '' });
     rig.model.down = true;
     await rig.receive('hi', 'm1');
     expect(rig.harness.messenger.textsFor(rig.harness.participant.id)).toEqual([]);
@@ -212,7 +112,7 @@ describe('model outages lose nothing', () => {
   });
 
   it("sends the notice in the participant's language from the catalogue (issue 15)", async () => {
-    rig = await createRig({ language: 'es' });
+    rig = await createOutageRig({ language: 'es' });
     rig.model.down = true;
     await rig.receive('hola', 'm1');
     const spanish = messages.t('es', 'reply.outageNotice');
@@ -221,7 +121,7 @@ describe('model outages lose nothing', () => {
   });
 
   it('LLM_OUTAGE_NOTICE, when set, overrides the catalogue in every language', async () => {
-    rig = await createRig({ language: 'es', notice: 'Back soon.' });
+    rig = await createOutageRig({ language: 'es', notice: 'Back soon.' });
     rig.model.down = true;
     await rig.receive('hola', 'm1');
     expect(rig.harness.messenger.textsFor(rig.harness.participant.id)).toEqual(['Back soon.']);

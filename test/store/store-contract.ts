@@ -1085,6 +1085,87 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.inbound.lastReceivedAt('participant_1', 'other')).toEqual(at(9));
         expect(await store.inbound.lastReceivedAt('participant_2', 'whatsapp')).toBeUndefined();
       });
+
+      it("holds a participant's received messages once each, until they are processed", async () => {
+        await store.inbound.record(makeInbound({ id: 'in_h1', providerMessageId: 'h1' }));
+        await store.inbound.record(makeInbound({ id: 'in_h2', providerMessageId: 'h2' }));
+        await store.inbound.record(makeInbound({ id: 'in_done', providerMessageId: 'h0' }));
+        await store.inbound.record(
+          makeInbound({ id: 'in_other', participantId: 'participant_2', providerMessageId: 'o1' }),
+        );
+        await store.inbound.markProcessed('in_done', at(1));
+        expect(await store.inbound.hold('participant_1', 'model down: 503')).toBe(2);
+        await store.inbound.record(makeInbound({ id: 'in_h3', providerMessageId: 'h3' }));
+        // Held again: only the one not held yet counts, and the first reason stays.
+        expect(await store.inbound.hold('participant_1', 'model down: timeout')).toBe(1);
+        expect(await store.inbound.get('in_h1')).toMatchObject({ status: 'received', lastError: 'model down: 503' });
+        expect(await store.inbound.get('in_h3')).toMatchObject({
+          status: 'received',
+          lastError: 'model down: timeout',
+        });
+        expect(await store.inbound.get('in_done')).toMatchObject({ status: 'processed', lastError: undefined });
+        expect((await store.inbound.get('in_other'))?.lastError).toBeUndefined();
+        expect((await store.inbound.nextUnprocessed('participant_1'))?.lastError).toBe('model down: 503');
+        await store.inbound.markProcessed('in_h1', at(2));
+        expect(await store.inbound.get('in_h1')).toMatchObject({ status: 'processed', lastError: undefined });
+      });
+    });
+
+    describe('llm outages', () => {
+      it('begins one outage per participant until it ends', async () => {
+        await store.participants.create(makeParticipant());
+        await store.participants.create(makeParticipant({ id: 'participant_2', phoneNumber: '+15550000002' }));
+        expect(await store.llmOutages.get('participant_1')).toBeUndefined();
+        const outage = { participantId: 'participant_1', startedAt: at(1), sourceMessageId: 'in_1' };
+        expect(await store.llmOutages.begin(outage)).toBe(true);
+        expect(await store.llmOutages.begin({ ...outage, startedAt: at(2), sourceMessageId: 'in_2' })).toBe(false);
+        expect(await store.llmOutages.get('participant_1')).toEqual(outage);
+        expect(await store.llmOutages.get('participant_2')).toBeUndefined();
+        expect(await store.llmOutages.end('participant_2')).toBe(false);
+        expect(await store.llmOutages.end('participant_1')).toBe(true);
+        expect(await store.llmOutages.end('participant_1')).toBe(false);
+        expect(await store.llmOutages.get('participant_1')).toBeUndefined();
+        expect(
+          await store.llmOutages.begin({
+            participantId: 'participant_1',
+            startedAt: at(3),
+            sourceMessageId: undefined,
+          }),
+        ).toBe(true);
+        expect(await store.llmOutages.get('participant_1')).toEqual({
+          participantId: 'participant_1',
+          startedAt: at(3),
+          sourceMessageId: undefined,
+        });
+      });
+
+      it('lets exactly one of concurrent transactions begin it, and none that rolled back', async () => {
+        await store.participants.create(makeParticipant());
+        const begin = (minute: number) => ({
+          participantId: 'participant_1',
+          startedAt: at(minute),
+          sourceMessageId: undefined,
+        });
+        await expect(
+          store.transaction(async (tx) => {
+            expect(await tx.llmOutages.begin(begin(0))).toBe(true);
+            throw new Error('rolled back');
+          }),
+        ).rejects.toThrow('rolled back');
+        expect(await store.llmOutages.get('participant_1')).toBeUndefined();
+        const started = await Promise.all(
+          [1, 2, 3, 4].map((minute) => store.transaction((tx) => tx.llmOutages.begin(begin(minute)))),
+        );
+        expect(started.filter(Boolean)).toHaveLength(1);
+        expect((await store.llmOutages.get('participant_1'))?.startedAt).toEqual(at(started.indexOf(true) + 1));
+      });
+
+      it('goes with its participant', async () => {
+        await store.participants.create(makeParticipant());
+        await store.llmOutages.begin({ participantId: 'participant_1', startedAt: at(0), sourceMessageId: undefined });
+        await store.participants.delete('participant_1');
+        expect(await store.llmOutages.get('participant_1')).toBeUndefined();
+      });
     });
 
     describeResearchStoreContract(() => store);

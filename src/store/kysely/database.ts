@@ -111,6 +111,13 @@ export interface InboundMessagesTable {
   arrival_order: Generated<number>;
 }
 
+/** Migration 018: a participant's model outage, one row while it lasts. */
+export interface LlmOutagesTable {
+  participant_id: string;
+  started_at: TimestampColumn;
+  source_message_id: string | null;
+}
+
 /** Migration 005: the shared manual clock (`PROMPTPIPE_CLOCK=manual` on PostgreSQL): one row, name `manual`. */
 export interface StudyClockTable {
   name: string;
@@ -179,6 +186,7 @@ export interface Database {
   jobs: JobsTable;
   inbound_messages: InboundMessagesTable;
   llm_calls: LlmCallsTable;
+  llm_outages: LlmOutagesTable;
   broadcasts: BroadcastsTable;
   web_chat_tokens: WebChatTokensTable;
   whatsapp_auth: WhatsAppAuthTable;

@@ -116,6 +116,19 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
       return row && toInboundMessage(row);
     },
 
+    async hold(participantId, reason) {
+      // The backlog index (received messages by participant) finds them; `last_error is null` keeps each one's count
+      // to its first hold.
+      const result = await db
+        .updateTable('inbound_messages')
+        .set({ last_error: reason })
+        .where('participant_id', '=', participantId)
+        .where('status', '=', RECEIVED)
+        .where('last_error', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
     async listParticipantsWithUnprocessed() {
       const rows = await db
         .selectFrom('inbound_messages')

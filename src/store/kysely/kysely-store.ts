@@ -10,6 +10,7 @@ import { createFlowStateRepository } from './flow-state-repository.ts';
 import { createInboundMessageRepository } from './inbound-message-repository.ts';
 import { createJobRepository } from './job-repository.ts';
 import { createLlmCallRepository } from './llm-call-repository.ts';
+import { createLlmOutageRepository } from './llm-outage-repository.ts';
 import { createParticipantRepository } from './participant-repository.ts';
 import { createResearchReadRepository } from './research-read-repository.ts';
 import { createRosterRepository } from './roster-repository.ts';
@@ -32,6 +33,7 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect, 
     events: createEventRepository(db),
     jobs: createJobRepository(db, dialect),
     llmCalls: createLlmCallRepository(db),
+    llmOutages: createLlmOutageRepository(db),
     broadcasts: createBroadcastRepository(db),
     research: createResearchReadRepository(db),
     inbound: createInboundMessageRepository(db, dialect),

@@ -15,6 +15,7 @@ import * as activeJobIndexes from './014-active-job-indexes.ts';
 import * as receivedInboundIndexes from './015-received-inbound-indexes.ts';
 import * as conversationMessages from './016-conversation-messages.ts';
 import * as leanTurnIndexes from './017-lean-turn-indexes.ts';
+import * as llmOutages from './018-llm-outages.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -38,6 +39,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '015-received-inbound-indexes': { up: (db) => receivedInboundIndexes.up(db) },
     '016-conversation-messages': { up: (db) => conversationMessages.up(db, dialect) },
     '017-lean-turn-indexes': { up: (db) => leanTurnIndexes.up(db) },
+    '018-llm-outages': { up: (db) => llmOutages.up(db, dialect) },
   };
 }
 
