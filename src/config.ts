@@ -104,7 +104,10 @@ export interface Config {
   cluster: {
     /** `PROMPTPIPE_INSTANCE_ID`: names this process in /health, logs and job leases. Default hostname-pid. */
     instanceId: string;
-    /** `PROMPTPIPE_JOB_LEASE`: how long a claimed job belongs to its instance before another may take it over. */
+    /**
+     * `PROMPTPIPE_JOB_LEASE`: how long a claimed job belongs to its instance without a renewal (renewed every third of
+     * it, at least every 10 s, while the job runs) before another may take it over. Default 30 s; at least 3 s.
+     */
     jobLeaseMs: number;
     /** `PROMPTPIPE_RECOVERY_INTERVAL`: how often unprocessed inbound messages left by a dead instance are looked for. */
     recoveryIntervalMs: number;
@@ -148,6 +151,8 @@ export const DEFAULT_TWILIO_API_URL = 'https://api.twilio.com';
 /** The usual carrier opt-out words; a message that is exactly one of them (any case, spaces ignored) opts out. */
 export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'] as const;
 export const DEFAULT_OPT_IN_KEYWORDS = ['START'] as const;
+/** The shortest `PROMPTPIPE_JOB_LEASE`: its renewal every third of it is then still once a second. */
+export const MINIMUM_JOB_LEASE_MS = 3_000;
 
 /** process.env over the optional `.env` file of the working directory (the real environment wins). */
 /**
@@ -427,7 +432,7 @@ export function loadConfig(env: Environment): Config {
     },
     cluster: {
       instanceId: read.string('PROMPTPIPE_INSTANCE_ID') ?? `${hostname()}-${process.pid}`,
-      jobLeaseMs: read.duration('PROMPTPIPE_JOB_LEASE', '10m'),
+      jobLeaseMs: read.duration('PROMPTPIPE_JOB_LEASE', '30s'),
       recoveryIntervalMs: read.duration('PROMPTPIPE_RECOVERY_INTERVAL', '30s'),
     },
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -443,6 +448,11 @@ export function loadConfig(env: Environment): Config {
     ['PROMPTPIPE_RECOVERY_INTERVAL', config.cluster.recoveryIntervalMs],
   ] as const) {
     if (value <= 0) read.problems.push(`${name} must be a positive duration such as 30s or 10m`);
+  }
+  // The heartbeat renews at most once a second: below 3 s it would no longer come every third of the lease, and one
+  // late renewal could let another instance take over a job that is still running.
+  if (config.cluster.jobLeaseMs > 0 && config.cluster.jobLeaseMs < MINIMUM_JOB_LEASE_MS) {
+    read.problems.push('PROMPTPIPE_JOB_LEASE must be at least 3s (the lease is renewed every third of it)');
   }
   if (read.problems.length > 0) {
     throw new AppError('invalid_input', `Invalid configuration:\n  - ${read.problems.join('\n  - ')}`, {

@@ -339,6 +339,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log,
     owner: coordinator?.owner ?? `${config.cluster.instanceId}#${newId('runner')}`,
     leaseMs: config.cluster.jobLeaseMs,
+    // A dead instance's jobs are taken over as soon as its liveness lock is gone, not when their lease runs out.
+    ...(coordinator ? { releaseAbandonedJobs: (now: Date) => coordinator.releaseAbandonedJobs(now) } : {}),
     onJobRun: (job, report) => metrics.recordJobLateness(job.kind, report.lateMs / 1000),
   });
   coordinator?.onNotification('jobs', () => runner.notify());
@@ -657,7 +659,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       for (const enabled of channels.all()) await enabled.start?.();
       await sharedClock?.start();
       // SQLite: this process is the only runner, so what a killed predecessor left running is released now rather
-      // than when its lease expires. (PostgreSQL may have live peers: their leases expire on their own.)
+      // than when its lease expires. (PostgreSQL may have live peers: the runner releases only the jobs of instances
+      // whose liveness lock is gone, at its start and on every heartbeat.)
       if (store.dialect === 'sqlite') {
         const released = await store.jobs.releaseLeases(clock.now());
         if (released > 0) log.info({ count: released }, 'jobs left running by the last run released');

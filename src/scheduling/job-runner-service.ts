@@ -11,8 +11,10 @@
  * - Outcome as data: success → `complete`, written with the other runs that finished in the same turn of the event
  *   loop (completion-batch.ts); a thrown error → back to pending at now + exponential back-off while
  *   attempts remain, else `failed` with the error kept and a `job-failed` event.
- * - Heartbeat: while started, the leases of the jobs in flight are renewed every third of a lease, so only a dead
- *   runner's jobs are ever taken over (`PROMPTPIPE_JOB_LEASE` bounds how long that takes).
+ * - Heartbeat (lease-heartbeat.ts): while jobs are in flight, their leases are renewed every third of a lease, at
+ *   least every 10 s (a 30 s lease by default), so only a dead runner's jobs are ever taken over
+ *   (`PROMPTPIPE_JOB_LEASE` bounds how long that takes); a started runner's start and beats release the jobs of owners
+ *   known to be dead at once (`releaseAbandonedJobs`: PostgreSQL, an instance's liveness lock gone).
  * - Waking: on the system clock the loop sleeps until `jobs.nextDueAt()` (capped, so a jump of the wall clock is
  *   noticed) and `notify()` cuts the sleep short. On a manual clock time only moves through `advanceTo`, so the
  *   loop only wakes on `notify()` (e.g. a delivery enqueued "now" in a `PROMPTPIPE_CLOCK=manual` server). A finished
@@ -25,6 +27,7 @@ import { type Job, JobStatus, type Store } from '../store/store.ts';
 import { type Clock, isManualClock } from './clock.ts';
 import { createCompletionBatch } from './completion-batch.ts';
 import type { JobCompletion, JobHandler, JobRunner } from './job-runner.ts';
+import { createLeaseHeartbeat } from './lease-heartbeat.ts';
 import type { SchedulingLog } from './scheduling-log.ts';
 
 /** What happened to one run of a job: done, rescheduled for a retry, or given up. */
@@ -43,8 +46,17 @@ export interface JobRunnerOptions {
   log: SchedulingLog;
   /** The lease owner written on claimed jobs; unique per process. */
   owner?: string;
-  /** How long a claim holds a job before another runner may take it back. Default 10 minutes. */
+  /**
+   * How long a claim holds a job before another runner may take it back. Default 30 s: the heartbeat renews it while
+   * the job runs, so it only bounds how long a dead runner's jobs (a participant's reply, and the ones queued behind
+   * it) wait.
+   */
   leaseMs?: number;
+  /**
+   * Puts back to pending the running jobs whose owner is known to be dead, without waiting for their lease, and says
+   * how many (PostgreSQL: `ClusterCoordinator.releaseAbandonedJobs`). Called at start and on every heartbeat.
+   */
+  releaseAbandonedJobs?: (now: Date) => Promise<number>;
   /**
    * At most this many claimed jobs run at once. Default 10. Handed-off deliveries may run beside them, up to
    * {@link HAND_OFF_LIMIT_BATCHES} times this many jobs in all.
@@ -58,7 +70,7 @@ export interface JobRunnerOptions {
   onJobRun?: (job: Job, report: JobRunReport) => void;
 }
 
-export const DEFAULT_LEASE_MS = 10 * 60_000;
+export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_BATCH_SIZE = 10;
 export const DEFAULT_MAX_SLEEP_MS = 60_000;
 
@@ -102,21 +114,19 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const inFlight = new Set<Promise<void>>();
   /** The ids of the jobs this runner is running (claimed and not settled), for the lease heartbeat. */
   const runningIds = new Set<string>();
-  let heartbeat: NodeJS.Timeout | undefined;
-
-  /**
-   * Renews the leases of the jobs in flight every third of a lease: a run that waits for a participant's lock or a
-   * slow gateway is never taken over by another instance while this one is alive; only a dead one's jobs expire.
-   */
-  function renewLeases(): void {
-    if (runningIds.size === 0) return;
-    const now = clock.now();
-    store.jobs
-      .renewLeases({ ids: [...runningIds], owner, leaseUntil: new Date(now.getTime() + leaseMs), now })
-      .catch((error: unknown) => log.warn({ error: errorMessage(error) }, 'renewing job leases failed'));
-  }
-
   let running = false;
+  const heartbeat = createLeaseHeartbeat({
+    store,
+    clock,
+    log,
+    owner,
+    leaseMs,
+    runningIds,
+    isStarted: () => running,
+    releaseAbandonedJobs: options.releaseAbandonedJobs,
+    onReleased: () => wake(),
+  });
+
   let loop: Promise<void> | undefined;
   /** Set by notify() while the loop is busy, so the wake-up is not lost before the loop goes to sleep. */
   let wakeRequested = false;
@@ -243,6 +253,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   /** Runs a job this runner holds the lease of, tracked for the heartbeat and for stop(). */
   function start(job: Job): Promise<void> {
     runningIds.add(job.id);
+    heartbeat.start();
     const completion = execute(job);
     inFlight.add(completion);
     void completion.finally(() => {
@@ -322,17 +333,17 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       if (running) return;
       running = true;
       loop = runLoop();
-      heartbeat = setInterval(renewLeases, Math.max(1_000, Math.floor(leaseMs / 3)));
-      heartbeat.unref();
+      heartbeat.start();
+      heartbeat.releaseAbandoned();
     },
     async stop() {
       running = false;
-      if (heartbeat) clearInterval(heartbeat);
-      heartbeat = undefined;
       wake();
       await loop;
       loop = undefined;
+      // The heartbeat goes on renewing the leases of the jobs still finishing, and stops after them.
       await Promise.allSettled([...inFlight]);
+      heartbeat.stop();
     },
     notify() {
       wake();

@@ -6,7 +6,8 @@
  * `advanceTo(target)` is the cluster version of the job runner's: under a cluster-wide lock (one move at a time), it
  * stops at each job's due time in order, and at each stop waits until every job due by then has finished, whichever
  * instance ran it (this instance runs what it can claim; the others, woken by the notification, claim the rest). A
- * job leased to an instance that died is not waited for: it is taken over once the clock passes its lease.
+ * job leased to an instance that died is not waited for: a live instance's heartbeat puts it back to pending (its
+ * liveness lock is gone), or it is taken over once the clock passes its lease.
  */
 import type { ClusterCoordinator } from '../store/postgres/postgres-coordinator.ts';
 import type { ManualClock } from './clock.ts';

@@ -395,7 +395,8 @@ describe.skipIf(!url)('several instances on one PostgreSQL', () => {
       return count;
     };
     // The dead instance's messages are taken over as soon as its advisory locks are gone (the recovery sweep); the
-    // deliveries it had claimed once their lease expires: the study clock is moved past it from time to time.
+    // deliveries it had claimed at a survivor's next heartbeat (its liveness lock is gone) or once their lease
+    // expires: the study clock is moved past it from time to time.
     const survivor = survivors[0] as Instance;
     let lastMove = Date.now();
     await waitFor(

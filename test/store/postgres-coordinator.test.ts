@@ -135,4 +135,37 @@ describe.skipIf(!url)('postgres cluster coordinator', () => {
     // The next change: just past the dead instance's lease (the pending job is already due).
     expect(await live.nextClaimableAfter(T0)).toEqual(new Date(T0.getTime() + 60_001));
   });
+
+  it("puts a dead instance's running jobs back to pending at once; a live one's stay its own", async () => {
+    const { connectionString, store } = await setUp();
+    const live = await coordinator(connectionString, 'live');
+    const dead = await coordinator(connectionString, 'dead');
+    const delivery = (id: string) => ({ id, kind: 'deliver', participantId: 'p_1', runAt: T0, payload: {} });
+    await store.jobs.enqueue({ id: 'job_live', kind: 'test', runAt: T0, payload: {} }, T0);
+    await store.jobs.claimDue({ now: T0, owner: live.owner, leaseMs: 30_000, limit: 1 });
+    await store.jobs.enqueue(delivery('reply_1'), T0);
+    await store.jobs.enqueue(delivery('reply_2'), T0);
+    const ordered = { orderedKinds: ['deliver'], limit: 10, leaseMs: 30_000 };
+    expect((await store.jobs.claimDue({ ...ordered, now: T0, owner: dead.owner })).map((job) => job.id)).toEqual([
+      'reply_1',
+    ]);
+    // While its instance lives, nothing is released.
+    expect(await live.releaseAbandonedJobs(T0)).toBe(0);
+    await dead.close();
+
+    const later = new Date(T0.getTime() + 1_000);
+    expect(await live.releaseAbandonedJobs(later)).toBe(1);
+    const released = await store.jobs.get('reply_1');
+    expect(released).toMatchObject({ status: 'pending', attempts: 1, runAt: T0 });
+    expect([released?.leaseOwner, released?.leaseUntil]).toEqual([undefined, undefined]);
+    expect(await store.jobs.get('job_live')).toMatchObject({ status: 'running', leaseOwner: live.owner });
+    // Claimable now, long before the dead lease would have run out; the participant's next delivery waits behind it.
+    const taken = await store.jobs.claimDue({ ...ordered, now: later, owner: live.owner });
+    expect(taken.map((job) => [job.id, job.attempts])).toEqual([['reply_1', 2]]);
+    await store.jobs.complete('reply_1', later);
+    expect((await store.jobs.claimDue({ ...ordered, now: later, owner: live.owner })).map((job) => job.id)).toEqual([
+      'reply_2',
+    ]);
+    expect(await live.releaseAbandonedJobs(later)).toBe(0);
+  });
 });

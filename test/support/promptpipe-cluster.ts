@@ -1,6 +1,7 @@
 /**
  * Several real `promptpipe serve` processes on one PostgreSQL schema, behind no load balancer: the test chooses the
- * instance of each request. With a scripted model server and a recording webhook gateway shared by all of them.
+ * instance of each request. With a scripted model server and a recording webhook gateway shared by all of them (each
+ * instance's deliveries reach it at `?instance=<instance id>`).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -139,7 +140,8 @@ export async function startCluster(options: {
     OPENAI_API_KEY: 'test',
     GENAI_MODEL: 'scripted',
     PROMPTPIPE_CHANNEL: 'webhook',
-    PROMPTPIPE_WEBHOOK_URL: gateway.url,
+    // The query names the sender, so a test can tell (and answer differently) each instance's deliveries.
+    PROMPTPIPE_WEBHOOK_URL: `${gateway.url}?instance=instance-${index + 1}`,
     PROMPTPIPE_WEBHOOK_SECRET: CLUSTER_WEBHOOK_SECRET,
     PROMPTPIPE_API_TOKEN: CLUSTER_API_TOKEN,
     LOG_LEVEL: 'warn',

@@ -11,8 +11,9 @@
  *   never contend, and a hash collision only serialises two participants, never lets two turns of one run at once.
  *   Locks are taken with `pg_try_advisory_lock` and retried with back-off, so one connection serves every
  *   participant (a blocking `pg_advisory_lock` would stall the connection for all of them).
- * - the instance's liveness: the instance holds an advisory lock on its lease-owner name for its whole life, so the
- *   shared manual clock can tell a job running on a live instance from one abandoned by a dead one (`pg_locks`).
+ * - the instance's liveness: the instance holds an advisory lock on its lease-owner name for its whole life
+ *   (`instance-liveness.ts`), so a job running on a live instance can be told from one abandoned by a dead one: the
+ *   shared manual clock waits only for the former, and the latter are released to be claimed at once.
  * - LISTEN/NOTIFY on one channel (`promptpipe`, payload `<schema>:<topic>`): a job enqueued anywhere (the store
  *   notifies inside the enqueue's transaction) and a move of the shared manual clock wake every instance at once.
  *
@@ -26,6 +27,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import { createInProcessLock, type LockOptions, type ParticipantLock } from '../participant-lock.ts';
+import { livenessLockName, ownerIsAliveSql, RELEASE_ABANDONED_JOBS_SQL } from './instance-liveness.ts';
 import { NOTIFY_CHANNEL } from './postgres-dialect.ts';
 
 export type ClusterTopic = 'jobs' | 'clock';
@@ -52,6 +54,11 @@ export interface ClusterCoordinator {
    * job's lease (a dead instance's job is taken back then).
    */
   nextClaimableAfter(now: Date): Promise<Date | undefined>;
+  /**
+   * Puts the running jobs of dead instances back to pending (claimable at once, not when their lease expires) and
+   * returns how many: a participant's reply, and the deliveries queued behind it, wait seconds instead of a lease.
+   */
+  releaseAbandonedJobs(now: Date): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -104,7 +111,7 @@ export async function createClusterCoordinator(options: ClusterCoordinatorOption
   });
   await client.query(`listen ${NOTIFY_CHANNEL}`);
   // Held for the process's life: proves to the others that jobs leased to `owner` are being run.
-  await client.query('select pg_advisory_lock(hashtext($1), hashtext($2))', [schema, `instance:${owner}`]);
+  await client.query('select pg_advisory_lock(hashtext($1), hashtext($2))', [schema, livenessLockName(owner)]);
 
   async function tryAdvisory(key: string): Promise<boolean> {
     const result = await client.query<{ locked: boolean }>(
@@ -233,17 +240,12 @@ export async function createClusterCoordinator(options: ClusterCoordinatorOption
       return now;
     },
     async countUnfinishedDue(now) {
-      // Two-int advisory locks appear in pg_locks as classid = key 1, objid = key 2 (as unsigned oids), objsubid 2.
       const result = await client.query<{ pending: string; running: string }>(
         // One count per status, each over its partial index (migration 014).
         `select
            (select count(*) from jobs where status = 'pending' and run_at <= $1) as pending,
-           (select count(*) from jobs where status = 'running' and lease_until >= $1 and exists (
-                   select 1 from pg_locks l
-                    where l.locktype = 'advisory' and l.granted and l.objsubid = 2
-                      and l.database = (select oid from pg_database where datname = current_database())
-                      and l.classid = (hashtext($2)::bigint & 4294967295)::oid
-                      and l.objid = (hashtext('instance:' || jobs.lease_owner)::bigint & 4294967295)::oid)) as running`,
+           (select count(*) from jobs where status = 'running' and lease_until >= $1
+                and ${ownerIsAliveSql('jobs.lease_owner', '$2')}) as running`,
         [now, schema],
       );
       return { pending: Number(result.rows[0]?.pending ?? 0), running: Number(result.rows[0]?.running ?? 0) };
@@ -258,6 +260,10 @@ export async function createClusterCoordinator(options: ClusterCoordinatorOption
         [now],
       );
       return result.rows[0]?.at ?? undefined;
+    },
+    async releaseAbandonedJobs(now) {
+      const result = await client.query<{ count: number }>(RELEASE_ABANDONED_JOBS_SQL, [schema, now]);
+      return result.rows[0]?.count ?? 0;
     },
     async close() {
       closing = true;
