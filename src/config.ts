@@ -77,6 +77,11 @@ export interface Config {
     kind: ChannelName;
     webhookUrl: string | undefined;
     webhookSecret: string | undefined;
+    /**
+     * `PROMPTPIPE_WEBHOOK_TOLERANCE`: how far a signed inbound request's `X-PromptPipe-Timestamp`, or a message's own
+     * `timestamp`, may be from the server's time; anything older (a replay) or further ahead is refused.
+     */
+    webhookToleranceMs: number;
     /** Upper-case messages that withdraw a participant (`OPT_OUT_KEYWORDS`). */
     optOutKeywords: readonly string[];
     /** Upper-case messages that bring an opted-out participant back. */
@@ -424,6 +429,7 @@ export function loadConfig(env: Environment): Config {
       kind: channels[0] ?? 'webhook',
       webhookUrl,
       webhookSecret: read.string('PROMPTPIPE_WEBHOOK_SECRET'),
+      webhookToleranceMs: read.duration('PROMPTPIPE_WEBHOOK_TOLERANCE', '5m'),
       optOutKeywords: read.keywords('OPT_OUT_KEYWORDS', DEFAULT_OPT_OUT_KEYWORDS),
       optInKeywords: read.keywords('OPT_IN_KEYWORDS', DEFAULT_OPT_IN_KEYWORDS),
       ...(channels.includes('whatsapp-cloud') ? { whatsappCloud: readWhatsAppCloudSettings(read) } : {}),
@@ -446,6 +452,7 @@ export function loadConfig(env: Environment): Config {
   for (const [name, value] of [
     ['PROMPTPIPE_JOB_LEASE', config.cluster.jobLeaseMs],
     ['PROMPTPIPE_RECOVERY_INTERVAL', config.cluster.recoveryIntervalMs],
+    ['PROMPTPIPE_WEBHOOK_TOLERANCE', config.channel.webhookToleranceMs],
   ] as const) {
     if (value <= 0) read.problems.push(`${name} must be a positive duration such as 30s or 10m`);
   }

@@ -278,7 +278,13 @@ function createConfiguredWebhookChannel(config: Config, log: Log): Channel {
         "participant's history), never delivered",
     );
   }
-  return createWebhookChannel({ url: webhookUrl, secret: webhookSecret, timeoutMs: WEBHOOK_TIMEOUT_MS, log });
+  return createWebhookChannel({
+    url: webhookUrl,
+    secret: webhookSecret,
+    timeoutMs: WEBHOOK_TIMEOUT_MS,
+    log,
+    clock: systemClock,
+  });
 }
 
 /**
@@ -593,7 +599,17 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     runner: sharedClock ? { advanceTo: sharedClock.advanceTo } : runner,
     channelRoutes: [
       ...(channels.get('webhook')
-        ? [createWebhookInboundRoutes({ inbound, secret: config.channel.webhookSecret })]
+        ? [
+            createWebhookInboundRoutes({
+              inbound,
+              secret: config.channel.webhookSecret,
+              clock,
+              signingClock: systemClock,
+              toleranceMs: config.channel.webhookToleranceMs,
+              host: config.api.host,
+              log,
+            }),
+          ]
         : []),
       ...(channels.get('whatsapp-cloud') && config.channel.whatsappCloud
         ? [createWhatsAppCloudRoutes({ inbound, receipts, ...config.channel.whatsappCloud, log })]

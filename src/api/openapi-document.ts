@@ -56,6 +56,7 @@ const errorResponse = (description: string): JsonObject => ({
 const COMMON_ERRORS: JsonObject = {
   '400': errorResponse('Invalid input: the message says which field and why'),
   '401': errorResponse('Missing or wrong bearer token (when PROMPTPIPE_API_TOKEN is set)'),
+  '429': errorResponse('Too many wrong bearer tokens from this address; Retry-After (seconds) says when to try again'),
 };
 const NOT_FOUND = { '404': errorResponse('Unknown participant id') };
 
@@ -97,7 +98,14 @@ export function buildOpenApiDocument(options: { version: string }): JsonObject {
           type: 'apiKey',
           in: 'header',
           name: 'X-PromptPipe-Signature',
-          description: 'sha256=<hex HMAC-SHA256 of the raw body with PROMPTPIPE_WEBHOOK_SECRET>, when set',
+          description:
+            'sha256=<hex HMAC-SHA256 of "<X-PromptPipe-Timestamp>.<raw body>" with PROMPTPIPE_WEBHOOK_SECRET>, when set',
+        },
+        webhookTimestamp: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-PromptPipe-Timestamp',
+          description: 'the signing time in Unix seconds, within PROMPTPIPE_WEBHOOK_TOLERANCE (default 5 minutes)',
         },
       },
       schemas: {
@@ -199,16 +207,23 @@ export function buildOpenApiDocument(options: { version: string }): JsonObject {
         post: {
           tags: ['channels'],
           summary: 'Inbound participant message for the webhook channel',
-          security: [{}, { webhookSignature: [] }],
+          security: [{}, { webhookSignature: [], webhookTimestamp: [] }],
           requestBody: requestBody(webhookInboundBodySchema),
           responses: {
             '202': {
-              description: 'Durably recorded; processed afterwards. A repeated id is acknowledged and ignored.',
+              description:
+                'Durably recorded; processed afterwards. A repeated id (or, signed without one, the same signed ' +
+                'request) is acknowledged and ignored. A sender who is not enrolled gets the same answer: only ' +
+                'logged, not processed (unless AUTO_ENROLL_NEW_USERS=true).',
               content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } } } } },
             },
-            '400': errorResponse('Invalid payload or phone number'),
-            '401': errorResponse('Missing or wrong X-PromptPipe-Signature (when PROMPTPIPE_WEBHOOK_SECRET is set)'),
-            '404': errorResponse('Unknown sender (unless AUTO_ENROLL_NEW_USERS=true)'),
+            '400': errorResponse(
+              'Invalid payload or phone number, or a timestamp outside PROMPTPIPE_WEBHOOK_TOLERANCE of the server clock',
+            ),
+            '401': errorResponse(
+              'Missing or wrong X-PromptPipe-Signature, a signature that covers no time, or an ' +
+                'X-PromptPipe-Timestamp outside PROMPTPIPE_WEBHOOK_TOLERANCE (when PROMPTPIPE_WEBHOOK_SECRET is set)',
+            ),
           },
         },
       },

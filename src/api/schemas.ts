@@ -231,8 +231,16 @@ export const webhookInboundBodySchema = z
   .object({
     from: z.string().min(1).describe('Sender phone number (any common format)'),
     text: z.string().max(16_384).default(''),
-    id: z.string().min(1).max(500).optional().describe('Provider message id: a repeated id is ignored.'),
-    timestamp: z.iso.datetime({ offset: true }).optional(),
+    id: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe('Provider message id: a repeated id is ignored (signed without one: the same signed request is).'),
+    timestamp: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe("The provider's time; refused (400) outside PROMPTPIPE_WEBHOOK_TOLERANCE of the server clock."),
     poll_answer: z
       .object({ poll_id: z.string().min(1).optional(), option: z.string().min(1) })
       .optional()

@@ -9,7 +9,7 @@ import { signTwilioRequest } from '../../src/channels/twilio/twilio-signature.ts
 import { createTwilioRoutes } from '../../src/channels/twilio/twilio-webhook-route.ts';
 import { createWebChatChannel } from '../../src/channels/web-chat/web-chat-channel.ts';
 import { createWebhookChannel } from '../../src/channels/webhook/webhook-channel.ts';
-import { signBody } from '../../src/channels/webhook/webhook-signature.ts';
+import { signatureHeaders } from '../../src/channels/webhook/webhook-signature.ts';
 import { createWhatsAppCloudChannel } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
 import { signWhatsAppBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-signature.ts';
 import { createWhatsAppCloudRoutes } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
@@ -42,8 +42,10 @@ describeChannelContract(
     const harness = await createApiHarness({ webhookSecret: secret });
     const post = async (body: unknown, bad = false) => {
       const raw = JSON.stringify(body);
+      const signed = signatureHeaders(secret, raw, new Date());
       const response = await harness.call('POST', '/channels/webhook/messages', raw, {
-        'x-promptpipe-signature': bad ? 'sha256=00' : signBody(secret, raw),
+        ...signed,
+        ...(bad ? { 'x-promptpipe-signature': 'sha256=00' } : {}),
       });
       return response.statusCode;
     };

@@ -1,9 +1,11 @@
+import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboundMessage } from '../../src/channels/channel.ts';
 import { createWebhookChannel } from '../../src/channels/webhook/webhook-channel.ts';
 import { verifySignature } from '../../src/channels/webhook/webhook-signature.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import { silentLog } from '../../src/observability/log.ts';
+import { createManualClock } from '../../src/scheduling/clock.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 
 const TEXT: OutboundMessage = {
@@ -42,6 +44,7 @@ describe('the webhook channel (outbound)', () => {
     expect(text?.headers['content-type']).toBe('application/json');
     expect(text?.headers['idempotency-key']).toBe('out_1');
     expect(text?.headers['x-promptpipe-signature']).toBeUndefined();
+    expect(text?.headers['x-promptpipe-timestamp']).toBeUndefined();
     expect(JSON.parse(text?.body ?? '')).toEqual({
       id: 'out_1',
       participant_id: 'conv_1',
@@ -59,14 +62,36 @@ describe('the webhook channel (outbound)', () => {
     });
   });
 
-  it('signs the exact body with the secret', async () => {
-    const channel = createWebhookChannel({ url: receiver.url, secret: 'shh', timeoutMs: 2000, log: silentLog });
+  it('signs the time of sending with the exact body, like inbound requests', async () => {
+    const clock = createManualClock(new Date('2026-03-02T14:00:00.750Z'));
+    const channel = createWebhookChannel({ url: receiver.url, secret: 'shh', timeoutMs: 2000, log: silentLog, clock });
     await channel.send(TEXT);
     const [request] = receiver.requests;
+    const body = request?.body ?? '';
     const signature = request?.headers['x-promptpipe-signature'] as string;
+    expect(request?.headers['x-promptpipe-timestamp']).toBe('1772460000');
     expect(signature).toMatch(/^sha256=[0-9a-f]{64}$/);
-    expect(verifySignature('shh', request?.body ?? '', signature)).toBe(true);
-    expect(verifySignature('other', request?.body ?? '', signature)).toBe(false);
+    expect(signature).toBe(`sha256=${createHmac('sha256', 'shh').update(`1772460000.${body}`).digest('hex')}`);
+    expect(verifySignature('shh', body, signature, '1772460000')).toBe(true);
+    expect(verifySignature('other', body, signature, '1772460000')).toBe(false);
+    // The body alone, or another time, does not verify: the time cannot be stripped or replaced.
+    expect(verifySignature('shh', body, signature)).toBe(false);
+    expect(verifySignature('shh', body, signature, '1772460001')).toBe(false);
+  });
+
+  it('signs each attempt at its own time while the body stays identical', async () => {
+    const clock = createManualClock(new Date('2026-03-02T14:00:00Z'));
+    const channel = createWebhookChannel({ url: receiver.url, secret: 'shh', timeoutMs: 2000, log: silentLog, clock });
+    await channel.send(TEXT);
+    clock.advance(60_000);
+    await channel.send(TEXT);
+    const [first, retry] = receiver.requests;
+    expect(retry?.body).toBe(first?.body);
+    expect([first, retry].map((request) => request?.headers['x-promptpipe-timestamp'])).toEqual([
+      '1772460000',
+      '1772460060',
+    ]);
+    expect(retry?.headers['x-promptpipe-signature']).not.toBe(first?.headers['x-promptpipe-signature']);
   });
 
   it('returns the provider message id a gateway answers with', async () => {

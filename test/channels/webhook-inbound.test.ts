@@ -6,7 +6,8 @@ import {
   type DeliverMessagePayload,
   describeOutgoing,
 } from '../../src/channels/outbox-messenger.ts';
-import { signBody } from '../../src/channels/webhook/webhook-signature.ts';
+import { signatureHeaders, signBody } from '../../src/channels/webhook/webhook-signature.ts';
+import { silentLog } from '../../src/observability/log.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
@@ -94,14 +95,21 @@ describe('POST /channels/webhook/messages', () => {
     expect(harness.flow.messages).toHaveLength(3);
   });
 
-  it('answers 404 for an unknown sender', async () => {
-    harness = await createApiHarness();
-    const response = await post({ from: '+15559990000', text: 'who am I' });
-    expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({
-      status: 'error',
-      message: 'no participant is enrolled with phone number +15559990000',
-    });
+  it('answers an unknown sender exactly like a known one, without processing or recording the message', async () => {
+    // Formerly 404 "no participant is enrolled with phone number …": that told anyone who takes part in the study.
+    const logged: unknown[] = [];
+    harness = await createApiHarness({ log: { ...silentLog, info: (fields) => logged.push(fields) } });
+    await harness.enroll(PHONE);
+    const known = await post({ from: PHONE, text: 'hello', id: 'k1' });
+    const unknown = await post({ from: '+15559990000', text: 'hello', id: 'u1' });
+    expect(unknown.statusCode).toBe(known.statusCode);
+    expect(unknown.statusCode).toBe(202);
+    expect(unknown.body).toBe(known.body);
+    expect(unknown.headers['content-type']).toBe(known.headers['content-type']);
+    expect(harness.flow.messages.map((message) => message.text)).toEqual(['hello']);
+    expect(await harness.store.participants.getByPhone('+15559990000')).toBeUndefined();
+    expect(await harness.store.inbound.listUnprocessed()).toEqual([]);
+    expect(logged).toContainEqual({ from: '+15559990000', providerMessageId: 'u1' });
   });
 
   it('enrolls an unknown sender first with AUTO_ENROLL_NEW_USERS, without a separate greeting', async () => {
@@ -155,12 +163,12 @@ describe('POST /channels/webhook/messages', () => {
 describe('webhook signatures (PROMPTPIPE_WEBHOOK_SECRET)', () => {
   const SECRET = 'webhook-secret';
 
-  it('accepts a message signed over its raw body', async () => {
+  it('accepts a message signed with its time over its raw body', async () => {
     harness = await createApiHarness({ webhookSecret: SECRET });
     await harness.enroll(PHONE);
     // Unusual spacing on purpose: the signature covers the bytes as sent, not re-serialised JSON.
     const raw = '{ "from" : "+15551230001",   "text": "signed" }';
-    const response = await post(raw, { 'x-promptpipe-signature': signBody(SECRET, raw) });
+    const response = await post(raw, signatureHeaders(SECRET, raw, new Date()));
     expect(response.statusCode).toBe(202);
     expect(harness.flow.messages.map((message) => message.text)).toEqual(['signed']);
   });

@@ -153,10 +153,15 @@ function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 15_00
 // HTTP helpers: the organiser's API (bearer token) and the gateway's webhook (signed, no token)
 // ---------------------------------------------------------------------------------------------------------------
 
-const sign = (body: string): string => `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex')}`;
+/** Signs `<timestamp>.<body>`, as a gateway does (docs/api.md, Signatures). */
+const sign = (body: string, timestamp: string): string =>
+  `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(`${timestamp}.${body}`).digest('hex')}`;
+const nowInUnixSeconds = (): string => String(Math.floor(Date.now() / 1000));
 
 function hasValidSignature(request: ReceivedRequest): boolean {
-  const expected = Buffer.from(sign(request.body));
+  const timestamp = request.headers['x-promptpipe-timestamp'];
+  if (typeof timestamp !== 'string') return false;
+  const expected = Buffer.from(sign(request.body, timestamp));
   const header = request.headers['x-promptpipe-signature'];
   const received = Buffer.from(typeof header === 'string' ? header : '');
   return expected.length === received.length && timingSafeEqual(expected, received);
@@ -179,9 +184,14 @@ async function api(method: 'GET' | 'POST', path: string, body?: unknown): Promis
 
 async function inbound(payload: Record<string, unknown>, signature?: string): Promise<{ status: number; json: Json }> {
   const body = JSON.stringify(payload);
+  const timestamp = nowInUnixSeconds();
   const response = await fetch(`${serverProcess?.baseUrl}/channels/webhook/messages`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-promptpipe-signature': signature ?? sign(body) },
+    headers: {
+      'content-type': 'application/json',
+      'x-promptpipe-timestamp': timestamp,
+      'x-promptpipe-signature': signature ?? sign(body, timestamp),
+    },
     body,
   });
   return { status: response.status, json: await response.json() };
@@ -287,7 +297,10 @@ describe('promptpipe serve, as a separate process', () => {
     expect(greeting).toMatchObject({ kind: 'text', to: PHONE, participant_id: id });
 
     // A forged signature is refused before anything is recorded.
-    const forged = await inbound({ from: PHONE, text: SAID.forged, id: 'gw-forged' }, sign('something else'));
+    const forged = await inbound(
+      { from: PHONE, text: SAID.forged, id: 'gw-forged' },
+      sign('something else', nowInUnixSeconds()),
+    );
     expect(forged.status).toBe(401);
 
     // Intake, turn 1: the habit and the motivation. The gateway retries it (same id): acknowledged, ignored.

@@ -26,6 +26,8 @@ export const START = new Date('2026-03-02T14:00:00.000Z');
 export interface ApiHarnessOptions {
   token?: string;
   webhookSecret?: string;
+  /** `PROMPTPIPE_WEBHOOK_TOLERANCE` (default 5 minutes). */
+  webhookToleranceMs?: number;
   autoEnroll?: boolean;
   bodyLimitBytes?: number;
   /** A system-like clock that is not manual (the `/admin/clock` 409 case). */
@@ -106,7 +108,14 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     clock,
     runner,
     channelRoutes: [
-      createWebhookInboundRoutes({ inbound, secret: options.webhookSecret }),
+      createWebhookInboundRoutes({
+        inbound,
+        secret: options.webhookSecret,
+        clock,
+        toleranceMs: options.webhookToleranceMs ?? 5 * 60_000,
+        host: options.host ?? '127.0.0.1',
+        log: options.log ?? silentLog,
+      }),
       ...(options.extraChannelRoutes?.({ inbound, store, clock }) ?? []),
     ],
     metrics,

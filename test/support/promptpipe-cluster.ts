@@ -81,8 +81,12 @@ export async function startCluster(options: {
   const gateway = await startHttpReceiver();
   const instances: Instance[] = [];
 
-  const sign = (body: string): string =>
-    `sha256=${createHmac('sha256', CLUSTER_WEBHOOK_SECRET).update(body).digest('hex')}`;
+  /** Signs `<timestamp>.<body>` at the real time, as a gateway does (docs/api.md, Signatures). */
+  const signatureHeaders = (body: string): Record<string, string> => {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signature = createHmac('sha256', CLUSTER_WEBHOOK_SECRET).update(`${timestamp}.${body}`).digest('hex');
+    return { 'x-promptpipe-timestamp': timestamp, 'x-promptpipe-signature': `sha256=${signature}` };
+  };
 
   const cluster: Cluster = {
     schema,
@@ -105,7 +109,7 @@ export async function startCluster(options: {
       const body = JSON.stringify(payload);
       const response = await fetch(`${instance.process.baseUrl}/channels/webhook/messages`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-promptpipe-signature': sign(body) },
+        headers: { 'content-type': 'application/json', ...signatureHeaders(body) },
         body,
       });
       return { status: response.status, json: await response.json() };

@@ -4,14 +4,17 @@
  *
  * Payload: `{id, participant_id, to, kind, text, poll?}`. `id` is the outbound id, stable across retries: it is the
  * idempotency key (also sent as the `Idempotency-Key` header) with which a gateway recognises a redelivery after
- * PromptPipe crashed between sending and recording. With `PROMPTPIPE_WEBHOOK_SECRET` the body is signed
- * (`X-PromptPipe-Signature`). Without a URL messages are only recorded in the transcript.
+ * PromptPipe crashed between sending and recording. With `PROMPTPIPE_WEBHOOK_SECRET` every attempt is signed at the
+ * time it is sent (`X-PromptPipe-Timestamp` and `X-PromptPipe-Signature` over `<timestamp>.<body>`, as inbound), so
+ * a gateway can refuse a replayed request; the body itself stays identical across retries. Without a URL messages are
+ * only recorded in the transcript.
  */
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import { keepAliveFetch } from '../../http/keep-alive-fetch.ts';
 import type { Log } from '../../observability/log.ts';
+import { type Clock, systemClock } from '../../scheduling/clock.ts';
 import type { Channel, DeliveryResult, OutboundMessage } from '../channel.ts';
-import { SIGNATURE_HEADER, signBody } from './webhook-signature.ts';
+import { signatureHeaders } from './webhook-signature.ts';
 
 export const WEBHOOK_CHANNEL = 'webhook';
 
@@ -33,6 +36,8 @@ export interface WebhookChannelOptions {
   timeoutMs: number;
   log: Log;
   fetch?: typeof globalThis.fetch;
+  /** The signing time: the real time a gateway compares with, even when the study clock is manual. */
+  clock?: Clock;
 }
 
 export function toWebhookPayload(message: OutboundMessage): WebhookOutboundPayload {
@@ -51,6 +56,7 @@ export function toWebhookPayload(message: OutboundMessage): WebhookOutboundPaylo
 export function createWebhookChannel(options: WebhookChannelOptions): Channel {
   const { url, secret, timeoutMs, log } = options;
   const fetchFunction = options.fetch ?? keepAliveFetch;
+  const clock = options.clock ?? systemClock;
   return {
     name: WEBHOOK_CHANNEL,
     // The payload carries the poll's structure, so a gateway can show a native poll; it can also forward the
@@ -69,8 +75,8 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
         'content-type': 'application/json',
         'idempotency-key': message.id,
         'user-agent': 'PromptPipe',
+        ...(secret ? signatureHeaders(secret, body, clock.now()) : {}),
       };
-      if (secret) headers[SIGNATURE_HEADER] = signBody(secret, body);
       let response: Response;
       try {
         response = await fetchFunction(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
