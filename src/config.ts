@@ -13,6 +13,15 @@ import type { SqliteSynchronous } from './store/sqlite/sqlite-store.ts';
 
 export interface Config {
   api: { host: string; port: number; token: string | undefined; bodyLimitBytes: number };
+  /**
+   * `PROMPTPIPE_PUBLIC_URL`: the server's externally visible base URL (http or https, no trailing slash), e.g.
+   * `https://coach.example.org`. An https URL makes the dashboard's session cookie `Secure`.
+   */
+  publicUrl: string | undefined;
+  dashboard: {
+    /** `DASHBOARD_SESSION_IDLE_TIMEOUT`: a dashboard session unused this long is signed out. */
+    sessionIdleTimeoutMs: number;
+  };
   storage: {
     stateDir: string;
     databaseUrl: string | undefined;
@@ -331,6 +340,9 @@ export function loadConfig(env: Environment): Config {
     read.problems.push(`PROMPTPIPE_WEBHOOK_URL must be a URL (got "${webhookUrl}")`);
   }
   const channels = read.channelList('PROMPTPIPE_CHANNEL', CHANNEL_NAMES, 'webhook');
+  const publicUrl = read.string('PROMPTPIPE_PUBLIC_URL');
+  const publicUrlProblem = publicUrl === undefined ? undefined : baseUrlProblem(publicUrl);
+  if (publicUrlProblem) read.problems.push(`PROMPTPIPE_PUBLIC_URL ${publicUrlProblem} (got "${publicUrl}")`);
   const defaultCountry = (read.string('DEFAULT_COUNTRY') ?? 'US').toUpperCase();
   if (!/^[A-Z]{2}$/.test(defaultCountry)) {
     read.problems.push(`DEFAULT_COUNTRY must be a two-letter country code (got "${defaultCountry}")`);
@@ -355,6 +367,8 @@ export function loadConfig(env: Environment): Config {
         'a positive integer',
       ),
     },
+    publicUrl: publicUrl?.replace(/\/+$/, ''),
+    dashboard: { sessionIdleTimeoutMs: read.duration('DASHBOARD_SESSION_IDLE_TIMEOUT', '8h') },
     storage: {
       stateDir: read.string('PROMPTPIPE_STATE_DIR') ?? './data',
       databaseUrl: read.string('DATABASE_URL'),
@@ -452,6 +466,7 @@ export function loadConfig(env: Environment): Config {
   for (const [name, value] of [
     ['PROMPTPIPE_JOB_LEASE', config.cluster.jobLeaseMs],
     ['PROMPTPIPE_RECOVERY_INTERVAL', config.cluster.recoveryIntervalMs],
+    ['DASHBOARD_SESSION_IDLE_TIMEOUT', config.dashboard.sessionIdleTimeoutMs],
     ['PROMPTPIPE_WEBHOOK_TOLERANCE', config.channel.webhookToleranceMs],
   ] as const) {
     if (value <= 0) read.problems.push(`${name} must be a positive duration such as 30s or 10m`);
@@ -467,6 +482,21 @@ export function loadConfig(env: Environment): Config {
     });
   }
   return deepFreeze(config);
+}
+
+/** Why `value` is not an absolute http(s) base URL, or undefined when it is one. */
+function baseUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute URL such as https://coach.example.org';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must start with https:// or http://';
+  if (url.search || url.hash || url.username || url.password) {
+    return 'must be a base URL without query, fragment or credentials';
+  }
+  return undefined;
 }
 
 function readWhatsAppCloudSettings(read: ConfigReader): WhatsAppCloudSettings {

@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import { createApiServer } from './api/api-server.ts';
+import { createAuthThrottle } from './api/auth-throttle.ts';
 import type { Channel } from './channels/channel.ts';
 import { type ChannelRegistry, createChannelRegistry } from './channels/channel-registry.ts';
 import { createConsoleChannel } from './channels/console/console-channel.ts';
@@ -109,6 +110,11 @@ export interface ApplicationOptions {
   /** Replaces the store the configuration names (tests). */
   store?: Store;
   newId?: NewId;
+  /**
+   * Wall-clock milliseconds of the dashboard's session expiry and the token throttle (tests); default `Date.now`.
+   * Not the study clock: moving a manual study clock must not sign the staff out.
+   */
+  wallClock?: () => number;
 }
 
 export interface Application {
@@ -509,7 +515,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     { ordered: true },
   );
 
+  // The private web-chat links, when that channel is on (the dashboard shows them; enrolment returns `chat_url`).
+  const chatLinks = channels.get(WEB_CHAT_CHANNEL) ? createWebChatLinks({ store, clock }) : undefined;
   const participants = createParticipantService({
+    // Deleting revokes the links in its own commit; this ends the chat streams they still have open.
+    ...(chatLinks ? { onDeleted: (participantId: string) => chatLinks.revoked(participantId) } : {}),
     store,
     flow,
     messenger,
@@ -590,8 +600,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         (participant.channel || channel.name) === WEB_CHAT_CHANNEL ? chatLinks.pathFor(participant.id) : undefined
     : undefined;
   whatsappWebChannel?.attachInbound(inbound);
+  // One budget of wrong tokens per address for the API and the dashboard's sign-in: both take the API token.
+  const authThrottle = createAuthThrottle(options.wallClock ? { now: options.wallClock } : {});
   const server = createApiServer({
     config,
+    authThrottle,
     chatPathFor,
     store,
     participants,
@@ -638,6 +651,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   void server.register(
     createDashboardRoutes({
       apiToken: config.api.token,
+      sessionIdleTimeoutMs: config.dashboard.sessionIdleTimeoutMs,
+      publicUrl: config.publicUrl,
+      authThrottle,
+      ...(options.wallClock ? { now: options.wallClock } : {}),
       store,
       participants,
       imports,

@@ -18,6 +18,7 @@ import type { Clock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { Store } from '../store/store.ts';
 import { registerAuth, warnIfUnprotected } from './auth.ts';
+import { type AuthThrottle, createAuthThrottle } from './auth-throttle.ts';
 import { failure } from './envelope.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { handleClientError, handleFrameworkError, MAX_PARAM_LENGTH } from './framework-errors.ts';
@@ -52,6 +53,8 @@ export interface ApiServerOptions {
   instanceId?: string;
   /** The model's state for `/health` (`llm`): degraded while calls fail or back off; the server stays healthy. */
   llmHealth?: () => LlmHealth;
+  /** Wrong API tokens per client address; shared with the dashboard's sign-in. Default: one of this server's own. */
+  authThrottle?: AuthThrottle;
 }
 
 export function createApiServer(options: ApiServerOptions): FastifyInstance {
@@ -75,7 +78,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   registerErrorHandling(app, log);
   registerShutdownRefusal(app);
   if (options.store.durable) registerDurableResponses(app, options.store.durable);
-  registerAuth(app, config.api.token);
+  registerAuth(app, config.api.token, options.authThrottle ?? createAuthThrottle());
   app.addHook('onListen', async () => {
     warnIfUnprotected({ host: config.api.host, token: config.api.token, log });
   });

@@ -2,11 +2,12 @@
  * Bearer-token authentication (`PROMPTPIPE_API_TOKEN`). Every route requires `Authorization: Bearer <token>` except
  * those marked `config: { public: true }`: `GET /health` (load balancers) and the channel inbound webhooks (gateways
  * authenticate with their own signature). Without a token everything is open, and the server says so loudly when
- * it listens beyond the loopback interface.
+ * it listens beyond the loopback interface. Wrong tokens are throttled per client address (auth-throttle.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Log } from '../observability/log.ts';
+import type { AuthThrottle } from './auth-throttle.ts';
 import { failure } from './envelope.ts';
 
 declare module 'fastify' {
@@ -22,13 +23,22 @@ function tokenMatches(expected: string, presented: string): boolean {
   return timingSafeEqual(digest(expected), digest(presented));
 }
 
-export function registerAuth(app: FastifyInstance, token: string | undefined): void {
+export function registerAuth(app: FastifyInstance, token: string | undefined, throttle: AuthThrottle): void {
   if (!token) return;
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.public) return;
+    const retryAfter = throttle.retryAfterSeconds(request.ip);
+    if (retryAfter > 0) {
+      return reply
+        .code(429)
+        .header('retry-after', String(retryAfter))
+        .send(failure(`too many wrong API tokens from this address: retry in ${retryAfter} s`));
+    }
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
     if (match?.[1] && tokenMatches(token, match[1].trim())) return;
+    // A missing header is no guess (a browser, a misconfigured client): only a presented token counts.
+    if (header) throttle.recordFailure(request.ip);
     return reply
       .code(401)
       .header('www-authenticate', 'Bearer')

@@ -94,7 +94,10 @@ export interface ParticipantService {
   /** Canonicalises the phone number first; undefined when nobody holds it. */
   findByPhone(phoneNumber: string): Promise<Participant | undefined>;
   update(participantId: string, update: ParticipantUpdate): Promise<Participant>;
-  /** Sends the unregister notice, cancels every job, clears the flow state, removes the participant. */
+  /**
+   * Sends the unregister notice, cancels every job, clears the flow state, revokes the web-chat links, removes the
+   * participant. Every way of deleting (API, dashboard) comes through here, so none can leave a chat link readable.
+   */
   unregister(participantId: string, options?: { purgeTranscript?: boolean }): Promise<{ purgedEntries: number }>;
   /**
    * The transcript, oldest first. Works for unregistered participants whose transcript was kept (it is study
@@ -133,6 +136,8 @@ export interface ParticipantServiceOptions {
   defaultLanguage?: string;
   /** The fixed texts (the unregister notice); defaults to the built-in catalogues. */
   messages?: MessageCatalogue;
+  /** Called once a participant is deleted (their web-chat links revoked with them): open chat streams end at once. */
+  onDeleted?: (participantId: string) => void;
 }
 
 const DEFAULT_HISTORY_LIMIT = 100;
@@ -308,9 +313,12 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
         log.error({ participantId, error: errorMessage(error) }, 'unregister notice could not be queued');
       }
       const now = clock.now();
-      return store.transaction(async (tx) => {
+      const removed = await store.transaction(async (tx) => {
         await tx.flowStates.delete(participantId);
         await tx.participants.delete(participantId);
+        // In the same commit: a kept transcript must not stay readable through the chat link for a moment, or for
+        // good if the server stopped between two commits.
+        await tx.webChatTokens.revokeAll(participantId, now);
         const purgedEntries = removal.purgeTranscript ? await tx.transcript.purge(participantId) : 0;
         await tx.events.record({
           participantId,
@@ -321,6 +329,8 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
         log.info({ participantId, purgedEntries }, 'participant unregistered');
         return { purgedEntries };
       });
+      options.onDeleted?.(participantId);
+      return removed;
     });
   }
 

@@ -1,16 +1,19 @@
 /**
  * The participant's web chat: `/chat/<token>`. The token is the only credential (no cookie, no session): every route
  * resolves it to ONE participant and reads or writes only that participant's conversation. An unknown or revoked
- * token gets the same 404 page, so the page never tells whether a token existed.
+ * token, or the link of a deleted participant, gets the same 404 page, so the page never tells whether a token
+ * existed. Revoking a link (or deleting its participant) ends the live streams it still has open.
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { InboundService } from '../channels/inbound-service.ts';
 import { WEB_CHAT_CHANNEL } from '../channels/web-chat/web-chat-channel.ts';
 import { AppError } from '../domain/errors.ts';
+import type { Participant } from '../domain/participant.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import type { Store } from '../store/store.ts';
 import { html } from './html.ts';
 import type { LiveTranscripts } from './live-transcript.ts';
+import { addPageSecurityHeaders } from './page-security.ts';
 import { chatEntry } from './transcript-view.ts';
 import type { WebChatLinks } from './web-chat-links.ts';
 
@@ -37,13 +40,31 @@ export function createChatRoutes(options: ChatRoutesOptions): FastifyPluginAsync
   const { store, participants, inbound, links } = options;
   return async (app) => {
     const live = options.live(app);
+    const stopListening = links.onRevoked((participantId) => live.end(participantId));
+    app.addHook('onClose', async () => stopListening());
+    addPageSecurityHeaders(app, 'no-referrer');
     const publicRoute = { config: { public: true } };
+
+    /**
+     * The participant behind an active token; undefined too for a link left active by a deletion made before
+     * deleting revoked links.
+     */
+    async function participantOf(token: string): Promise<Participant | undefined> {
+      const participantId = await links.resolve(token);
+      if (!participantId) return undefined;
+      try {
+        return await participants.get(participantId);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'not_found') return undefined;
+        throw error;
+      }
+    }
 
     app.get('/chat/:token', publicRoute, async (request, reply) => {
       const { token } = request.params as { token: string };
-      const participantId = await links.resolve(token);
-      if (!participantId) return notFound(reply);
-      const participant = await participants.get(participantId);
+      const participant = await participantOf(token);
+      if (!participant) return notFound(reply);
+      const participantId = participant.id;
       const transcript = await store.transcript.list(participantId, { limit: 200 });
       const lastId = transcript.at(-1)?.id ?? 0;
       const page = html`<!doctype html>
@@ -51,21 +72,24 @@ export function createChatRoutes(options: ChatRoutesOptions): FastifyPluginAsync
 <title>Your coach</title><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>
 <body class="chat-page"><main><h1>Hi${participant.name ? ` ${participant.name}` : ''}! Chat with your coach</h1>
 <ol id="chat" class="chat" aria-live="polite" data-live="/chat/${token}/live?after=${lastId}" data-send="/chat/${token}/messages">${transcript.map((entry) => chatEntry(entry))}</ol>
+<p id="chat-closed" class="error" role="alert" hidden>This chat has closed. Reload the page; if the link no longer works, ask the study team for a new one.</p>
 <form id="chat-form"><label for="chat-input">Your message</label><textarea id="chat-input" name="text" rows="2" required maxlength="${MAX_MESSAGE_LENGTH}"></textarea><button type="submit">Send</button></form>
 </main><script src="/dashboard/assets/chat.js" defer></script></body></html>`;
       return reply
         .header('content-type', 'text/html; charset=utf-8')
         .header('cache-control', 'no-store')
-        .header('referrer-policy', 'no-referrer')
         .send(page.value);
     });
 
     app.get('/chat/:token/live', publicRoute, async (request, reply) => {
       const { token } = request.params as { token: string };
-      const participantId = await links.resolve(token);
-      if (!participantId) return notFound(reply);
+      const participant = await participantOf(token);
+      if (!participant) return notFound(reply);
+      const participantId = participant.id;
       const after = Number((request.query as { after?: string }).after ?? 0) || 0;
       live.stream(reply, {
+        key: participantId,
+        stillAllowed: async () => (await links.resolve(token)) === participantId,
         afterId: after,
         list: async (afterId) =>
           (await store.transcript.list(participantId, { limit: 200 })).filter((entry) => entry.id > afterId),

@@ -1,11 +1,13 @@
 /**
  * `/dashboard`: the study staff's pages and actions. Every route is `public` for the bearer-token hook and checks the
- * dashboard session instead (see dashboard-session.ts); every POST verifies the CSRF token and the Origin.
+ * dashboard session instead (see dashboard-session.ts); every POST verifies the CSRF token and the Origin. Wrong
+ * sign-in tokens count against the same per-address throttle as wrong API tokens.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthThrottle } from '../api/auth-throttle.ts';
 import { WEB_CHAT_CHANNEL } from '../channels/web-chat/web-chat-channel.ts';
 import { ConversationState } from '../domain/conversation-state.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
@@ -32,6 +34,7 @@ import {
 import { createDashboardSessions } from './dashboard-session.ts';
 import { html } from './html.ts';
 import type { LiveTranscripts } from './live-transcript.ts';
+import { addPageSecurityHeaders } from './page-security.ts';
 import { dashboardEntry } from './transcript-view.ts';
 import type { WebChatLinks } from './web-chat-links.ts';
 
@@ -45,6 +48,14 @@ const ASSETS = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'web',
 
 export interface DashboardOptions {
   apiToken: string | undefined;
+  /** `DASHBOARD_SESSION_IDLE_TIMEOUT`. */
+  sessionIdleTimeoutMs: number;
+  /** `PROMPTPIPE_PUBLIC_URL`: https makes the session cookie `Secure`. */
+  publicUrl: string | undefined;
+  /** Wrong sign-in tokens per client address; the API's bearer tokens count against the same one. */
+  authThrottle: AuthThrottle;
+  /** Wall-clock milliseconds for session expiry (default `Date.now`); not the study clock. */
+  now?: () => number;
   store: Store;
   participants: ParticipantService;
   /** Bulk enrolment: the same validation, pacing and report as the API and the CLI. */
@@ -66,11 +77,17 @@ function parseForm(body: string): Form {
 
 export function createDashboardRoutes(options: DashboardOptions): FastifyPluginAsync {
   const { store, participants, clock, runner } = options;
-  const sessions = createDashboardSessions({ apiToken: options.apiToken });
+  const sessions = createDashboardSessions({
+    apiToken: options.apiToken,
+    idleTimeoutMs: options.sessionIdleTimeoutMs,
+    publicUrl: options.publicUrl,
+    ...(options.now ? { now: options.now } : {}),
+  });
   let advancing: Promise<unknown> = Promise.resolve();
 
   return async (app) => {
     const live = options.live(app);
+    addPageSecurityHeaders(app, 'same-origin');
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
       done(null, parseForm(String(body))),
     );
@@ -97,7 +114,6 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
         .code(status)
         .header('content-type', 'text/html; charset=utf-8')
         .header('cache-control', 'no-store')
-        .header('x-frame-options', 'DENY')
         .send(page);
     }
 
@@ -128,7 +144,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
             layout(
               'Could not do that',
               page,
-              html`<p class="error" role="alert">${errorMessage(error)}</p><p><a href="javascript:history.back()">Back</a></p>`,
+              html`<p class="error" role="alert">${errorMessage(error)}</p><p><a href="/dashboard" data-back>Back</a></p>`,
             ),
             status,
           );
@@ -155,7 +171,13 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
     app.post('/dashboard/login', publicRoute, async (request, reply) => {
       const form = (request.body ?? {}) as Form;
       if (!sessions.protected) return reply.redirect('/dashboard', 303);
-      if (sessions.signIn(form.token ?? '', reply)) return reply.redirect('/dashboard', 303);
+      const retryAfter = options.authThrottle.retryAfterSeconds(request.ip);
+      if (retryAfter > 0) {
+        reply.header('retry-after', String(retryAfter));
+        return sendPage(reply, loginPage({ error: `Too many wrong tokens: try again in ${retryAfter} s.` }), 429);
+      }
+      if (sessions.signIn(form.token ?? '', request, reply)) return reply.redirect('/dashboard', 303);
+      options.authThrottle.recordFailure(request.ip);
       return sendPage(
         reply,
         loginPage({ error: 'Wrong token: the dashboard accepts the API token (PROMPTPIPE_API_TOKEN).' }),
@@ -168,7 +190,10 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       action(async () => '/dashboard/login'),
     );
     app.addHook('onSend', async (request, reply, payload) => {
-      if (request.url === '/dashboard/logout' && reply.statusCode === 303) sessions.signOut(request, reply);
+      if (request.url === '/dashboard/logout' && reply.statusCode === 303) {
+        const ended = sessions.signOut(request, reply);
+        if (ended !== undefined) live.end(ended);
+      }
       return payload;
     });
 
@@ -226,10 +251,15 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
     });
 
     app.get('/dashboard/participants/:id/live', publicRoute, async (request, reply) => {
-      if (!(sessions.protected ? sessions.current(request) : true)) return reply.code(401).send();
+      const session = sessions.current(request);
+      if (sessions.protected && !session) return reply.code(401).send();
       const { id } = request.params as { id: string };
       const after = Number((request.query as { after?: string }).after ?? 0) || 0;
+      // An open dashboard has no sign-out; its streams end with the server.
+      const sessionId = session?.id ?? '';
       live.stream(reply, {
+        key: sessionId,
+        stillAllowed: () => !sessions.protected || sessions.isValid(sessionId),
         afterId: after,
         list: async (afterId) =>
           (await store.transcript.list(id, { limit: 200 })).filter((entry) => entry.id > afterId),
@@ -299,8 +329,8 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       publicRoute,
       action(async (form, request) => {
         const { id } = request.params as { id: string };
+        // Revokes the participant's chat link too (participant-service.ts), as every way of deleting does.
         await participants.unregister(id, { purgeTranscript: form.purge === 'true' });
-        await options.chatLinks?.revoke(id);
         return '/dashboard?deleted=1';
       }),
     );

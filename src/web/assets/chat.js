@@ -16,6 +16,14 @@
     list.append(item);
     scroll();
   });
+  // The server ends the stream when the link is revoked; the reconnection then fails (404) and the browser gives up
+  // (a server that is down or restarting is retried instead, until it answers).
+  source.addEventListener('error', () => {
+    if (source.readyState !== EventSource.CLOSED) return;
+    const notice = document.getElementById('chat-closed');
+    notice.hidden = false;
+    for (const control of form.elements) control.disabled = true;
+  });
 
   async function send(body) {
     const response = await fetch(list.dataset.send, {

@@ -1,4 +1,4 @@
-// Dashboard: live transcript over server-sent events; CSV file → textarea; delete confirmation is its own page.
+// Dashboard: live transcript over server-sent events; CSV file → textarea; Back links. Delete confirms on its own page.
 (() => {
   const transcript = document.getElementById('transcript');
   if (transcript) {
@@ -11,6 +11,14 @@
       if (!item || seen.has(item.dataset.entryId)) return;
       seen.add(item.dataset.entryId);
       transcript.append(item);
+    });
+  }
+  // "Back" on an error page: to the page before when there is one (no inline script: the pages' CSP forbids it).
+  for (const link of document.querySelectorAll('a[data-back]')) {
+    link.addEventListener('click', (event) => {
+      if (history.length < 2) return;
+      event.preventDefault();
+      history.back();
     });
   }
   for (const picker of document.querySelectorAll('input[type=file][data-fills]')) {
