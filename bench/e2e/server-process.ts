@@ -110,6 +110,8 @@ export async function startServerProcess(
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
+      // Measured as configured here, not by a developer's .env.
+      PROMPTPIPE_ENV_FILE: '',
       ...start.environment,
       ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
       ...environment,

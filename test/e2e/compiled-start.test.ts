@@ -83,7 +83,7 @@ describe('npm start: the compiled server', () => {
     };
     child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, ...start.nodeArguments], {
       cwd: REPO_ROOT,
-      env,
+      env: { PROMPTPIPE_ENV_FILE: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -98,7 +98,12 @@ describe.skipIf(!unshareWorks)('a crashed server in its own pid namespace', () =
     timeout: 120_000,
   }, async () => {
     stateDir = await mkdtemp(join(tmpdir(), 'promptpipe-container-'));
-    const env = { PATH: process.env.PATH ?? '', PROMPTPIPE_STATE_DIR: stateDir, LOG_LEVEL: 'warn' };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      PROMPTPIPE_ENV_FILE: '',
+      PROMPTPIPE_STATE_DIR: stateDir,
+      LOG_LEVEL: 'warn',
+    };
 
     const first = await startInOwnPidNamespace(env, 'first');
     const enrolled = await fetch(`${first.baseUrl}/conversation/participants`, {

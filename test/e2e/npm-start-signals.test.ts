@@ -47,7 +47,12 @@ describe('npm start under a process manager', () => {
     const port = await freePort();
     const npm = spawn('npm', ['start'], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', PROMPTPIPE_STATE_DIR: stateDir, API_ADDR: `127.0.0.1:${port}` },
+      env: {
+        PATH: process.env.PATH ?? '',
+        PROMPTPIPE_ENV_FILE: '',
+        PROMPTPIPE_STATE_DIR: stateDir,
+        API_ADDR: `127.0.0.1:${port}`,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

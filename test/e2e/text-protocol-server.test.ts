@@ -123,7 +123,7 @@ beforeAll(async () => {
   };
   child = spawn(process.execPath, ['src/cli/main.ts', 'serve'], {
     cwd: REPO_ROOT,
-    env,
+    env: { PROMPTPIPE_ENV_FILE: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));

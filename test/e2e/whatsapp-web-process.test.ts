@@ -56,6 +56,7 @@ let inboxCounter = 0;
 function baseEnv(): Record<string, string> {
   return {
     PATH: process.env['PATH'] ?? '',
+    PROMPTPIPE_ENV_FILE: '',
     PROMPTPIPE_STATE_DIR: stateDir,
     PROMPTPIPE_CHANNEL: 'whatsapp-web',
     PROMPTPIPE_WHATSAPP_WEB_SOCKET_MODULE: SOCKET_MODULE,

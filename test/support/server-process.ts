@@ -35,11 +35,14 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** Spawns `node src/cli/main.ts <args>` (default `serve`) with exactly `env`. */
+/**
+ * Spawns `node src/cli/main.ts <args>` (default `serve`) with exactly `env`, and no settings file (`PROMPTPIPE_ENV_FILE`
+ * empty unless `env` names one): a developer's `.env` in the repository never reaches a test server.
+ */
 export function spawnServer(env: Record<string, string>, args: string[] = ['serve']): ServerProcess {
   const child = spawn(process.execPath, ['src/cli/main.ts', ...args], {
     cwd: REPO_ROOT,
-    env,
+    env: { PROMPTPIPE_ENV_FILE: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
