@@ -42,7 +42,7 @@ import {
 } from './channels/whatsapp-web/whatsapp-web-channel.ts';
 import type { Config } from './config.ts';
 import { ConversationState } from './domain/conversation-state.ts';
-import { errorMessage } from './domain/errors.ts';
+import { AppError, errorMessage } from './domain/errors.ts';
 import { type NewId, randomId } from './domain/ids.ts';
 import type { ConversationFlow } from './engine/conversation-flow.ts';
 import { createConversationFlow } from './engine/conversation-flow-service.ts';
@@ -82,7 +82,7 @@ import { registerTimers } from './scheduling/timers/index.ts';
 import { createInProcessLock } from './store/participant-lock.ts';
 import type { ClusterCoordinator } from './store/postgres/postgres-coordinator.ts';
 import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
-import { acquireStateDirLock } from './store/sqlite/state-dir-lock.ts';
+import { acquireStateDirLock, type StateDirLock } from './store/sqlite/state-dir-lock.ts';
 import type { Job, Store } from './store/store.ts';
 import { createGenerateHabitPromptTool } from './tools/generate-habit-prompt-tool.ts';
 import { createSaveUserProfileTool } from './tools/save-user-profile-tool.ts';
@@ -145,7 +145,17 @@ export interface Application {
  * The PostgreSQL modules (and `pg`) are imported only when used, like the channel SDKs: memory a SQLite deployment
  * does not pay for.
  */
-export async function openStore(config: Config, log: Log): Promise<Store> {
+export async function openStore(
+  config: Config,
+  log: Log,
+  options: {
+    /**
+     * `read`: when a running server holds the SQLite state directory, open its database read-only beside it (a CLI
+     * listing or export) instead of refusing.
+     */
+    besideServer?: 'read';
+  } = {},
+): Promise<Store> {
   if (config.storage.databaseUrl) {
     const { createPostgresStore } = await import('./store/postgres/postgres-store.ts');
     const store = await createPostgresStore({
@@ -158,7 +168,14 @@ export async function openStore(config: Config, log: Log): Promise<Store> {
   mkdirSync(config.storage.stateDir, { recursive: true });
   const filename = join(config.storage.stateDir, 'promptpipe.db');
   // SQLite is single-process: a second process on this state directory is refused here, naming the holder's pid.
-  const stateDirLock = acquireStateDirLock(config.storage.stateDir);
+  let stateDirLock: StateDirLock;
+  try {
+    stateDirLock = acquireStateDirLock(config.storage.stateDir);
+  } catch (error) {
+    if (options.besideServer !== 'read' || !(error instanceof AppError) || error.code !== 'conflict') throw error;
+    log.info({ database: 'sqlite', filename }, 'reading the database beside the server that owns it (read-only)');
+    return createSqliteStore({ filename, readOnly: true });
+  }
   let store: Store;
   try {
     store = await createSqliteStore({ filename, synchronous: config.storage.sqliteSynchronous });
@@ -593,8 +610,6 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
   // Without the participant lock: the flow takes it itself, and the inbound pipeline keeps arrival order.
   runner.register(LLM_OUTAGE_RETRY_JOB, (job) => inbound.retryHeld(job), { lock: false });
-  // The private web-chat links, when that channel is on (the dashboard shows them; enrolment returns `chat_url`).
-  const chatLinks = channels.get(WEB_CHAT_CHANNEL) ? createWebChatLinks({ store, clock }) : undefined;
   const chatPathFor = chatLinks
     ? async (participant: { id: string; channel: string }) =>
         (participant.channel || channel.name) === WEB_CHAT_CHANNEL ? chatLinks.pathFor(participant.id) : undefined

@@ -7,12 +7,15 @@ import { participantJson } from '../api/views.ts';
 import { createConsoleChannel } from '../channels/console/console-channel.ts';
 import { type ConsoleChat, startConsoleChat } from '../channels/console/console-chat.ts';
 import { type Config, loadConfig, readEnvironment } from '../config.ts';
+import { AppError } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
-import { type ApplicationLogger, createApplication, openStore, VERSION } from '../main.ts';
+import { type Application, type ApplicationLogger, createApplication, openStore, VERSION } from '../main.ts';
 import { createLogger } from '../observability/log.ts';
 import { IMPORT_COLUMNS } from '../research/import/import-input.ts';
+import { announceStateDirServer } from '../store/sqlite/state-dir-lock.ts';
 import { type ExportCommandOptions, runExport } from './export-command.ts';
-import { runImport } from './import-command.ts';
+import { readImportFile, runImport } from './import-command.ts';
+import { callRunningServer, isStateDirInUse, type RunningServer, runningServer } from './running-server.ts';
 import { registerWhatsAppCommands } from './whatsapp-commands.ts';
 
 /** Where the commands write; replaceable in tests. */
@@ -79,7 +82,29 @@ async function serve(io: CliIo): Promise<void> {
   const app = await createApplication({ config, log });
   onShutdownSignals(io, log, () => app.stop());
   await app.start({ listen: true });
+  if (!config.storage.databaseUrl) announceStateDirServer(config.storage.stateDir, localApiUrl(app, config));
   log.info({ version: VERSION, host: config.api.host, port: config.api.port }, 'PromptPipe is running');
+}
+
+/** Where a command on this machine reaches the server: loopback when it listens on every interface. */
+function localApiUrl(app: Application, config: Config): string {
+  const address = app.server.addresses()[0];
+  const port = typeof address === 'object' ? address.port : config.api.port;
+  const host = ['', '0.0.0.0', '::'].includes(config.api.host) ? '127.0.0.1' : config.api.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** The refusal of a command that needs the state directory the running server holds, saying what to do instead. */
+function ownsStateDir(error: unknown, config: Config, command: string, instead: string): unknown {
+  if (!isStateDirInUse(error)) return error;
+  const server = runningServer(config);
+  const where = server ? ` (pid ${server.pid}, ${server.apiUrl})` : '';
+  return new AppError(
+    'conflict',
+    `${command} needs the state directory ${config.storage.stateDir}, which the running server${where} holds: ` +
+      `${instead}. (SQLite allows one process per state directory; reading commands such as "participants list" ` +
+      'and "export" work beside the server.)',
+  );
 }
 
 async function chat(io: CliIo, options: { phone: string; name?: string }): Promise<void> {
@@ -91,7 +116,15 @@ async function chat(io: CliIo, options: { phone: string; name?: string }): Promi
   });
   let session: ConsoleChat | undefined;
   const channel = createConsoleChannel({ output: io.stdout, onDelivered: () => session?.prompt() });
-  const app = await createApplication({ config, log, channel });
+  const app = await createApplication({ config, log, channel }).catch((error: unknown) => {
+    throw ownsStateDir(
+      error,
+      config,
+      'promptpipe chat',
+      'the terminal chat runs its own engine, so stop the server first (Ctrl-C), chat, then start it again; or ' +
+        "talk to the coach through the server's own channel (a participant's web-chat link with PROMPTPIPE_CHANNEL=webchat)",
+    );
+  });
   await app.start();
   try {
     let participant = await app.participants.findByPhone(options.phone);
@@ -129,14 +162,16 @@ async function chat(io: CliIo, options: { phone: string; name?: string }): Promi
 
 async function migrate(io: CliIo): Promise<void> {
   const config = readConfig();
-  const store = await openStore(config, logger(config, 'stderr'));
+  const store = await openStore(config, logger(config, 'stderr')).catch((error: unknown) => {
+    throw ownsStateDir(error, config, 'promptpipe migrate', 'the server migrated the database when it started');
+  });
   await store.close();
   io.stdout.write('database is up to date\n');
 }
 
 async function listParticipants(io: CliIo, options: { status?: string }): Promise<void> {
   const config = readConfig();
-  const store = await openStore(config, commandLogger(config));
+  const store = await openStore(config, commandLogger(config), { besideServer: 'read' });
   try {
     const filter = options.status ? { status: options.status as ParticipantStatus } : {};
     const participants = await store.participants.list(filter);
@@ -160,7 +195,14 @@ interface EnrollOptions {
 
 async function enrollParticipant(io: CliIo, options: EnrollOptions): Promise<void> {
   const config = readConfig();
-  const app = await createApplication({ config, log: commandLogger(config) });
+  let app: Application;
+  try {
+    app = await createApplication({ config, log: commandLogger(config) });
+  } catch (error) {
+    const server = isStateDirInUse(error) ? runningServer(config) : undefined;
+    if (!server) throw error;
+    return enrollThroughServer(io, config, server, options);
+  }
   try {
     const participant = await app.participants.enroll(
       {
@@ -181,6 +223,54 @@ async function enrollParticipant(io: CliIo, options: EnrollOptions): Promise<voi
   } finally {
     await app.stop();
   }
+}
+
+/** `participants enroll` while the server owns the state directory: `POST /conversation/participants`. */
+async function enrollThroughServer(io: CliIo, config: Config, server: RunningServer, options: EnrollOptions) {
+  if (!options.greet) {
+    throw new AppError('invalid_input', '--no-greet needs the server stopped: its API always greets a new participant');
+  }
+  const fields = ['name', 'gender', 'ethnicity', 'background', 'timezone', 'language', 'channel'] as const;
+  const body = {
+    phone_number: options.phone,
+    ...Object.fromEntries(
+      fields.filter((field) => options[field] !== undefined).map((field) => [field, options[field]]),
+    ),
+  };
+  const answer = await callRunningServer(server, config, {
+    method: 'POST',
+    path: '/conversation/participants',
+    body: JSON.stringify(body),
+    contentType: 'application/json',
+  });
+  if (answer.status !== 201) {
+    throw new AppError('invalid_input', answer.body.message ?? `the server answered ${answer.status}`);
+  }
+  io.stdout.write(`${JSON.stringify(answer.body.result, null, 2)}\n`);
+}
+
+/** `participants import` while the server owns the state directory: `POST /conversation/participants/import`. */
+async function importThroughServer(
+  io: CliIo,
+  config: Config,
+  server: RunningServer,
+  file: string,
+  options: { partial?: boolean; dryRun?: boolean; json?: boolean },
+): Promise<{ failed: boolean }> {
+  const query = new URLSearchParams();
+  if (options.partial) query.set('partial', 'true');
+  if (options.dryRun) query.set('dry_run', 'true');
+  const answer = await callRunningServer(server, config, {
+    method: 'POST',
+    path: `/conversation/participants/import${query.size > 0 ? `?${query}` : ''}`,
+    body: await readImportFile(file),
+    contentType: 'text/csv',
+  });
+  const result = answer.body.result as { errors?: unknown[] } | undefined;
+  if (result === undefined)
+    throw new AppError('invalid_input', answer.body.message ?? `the server answered ${answer.status}`);
+  io.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${answer.body.message ?? ''}\n`);
+  return { failed: (result.errors?.length ?? 0) > 0 };
 }
 
 /** The command tree. `io` is where output goes; errors are reported by {@link runCli}. */
@@ -229,7 +319,7 @@ export function buildCli(io: CliIo = processIo): Command {
       const config = readConfig();
       return runExport(options, {
         config,
-        openStore,
+        openStore: (storeConfig, log) => openStore(storeConfig, log, { besideServer: 'read' }),
         log: commandLogger(config),
         stdout: io.stdout,
         stderr: io.stderr,
@@ -265,7 +355,16 @@ export function buildCli(io: CliIo = processIo): Command {
     .option('--json', 'print the whole outcome (every row) as JSON instead of the summary')
     .action(async (file: string, options: { partial?: boolean; dryRun?: boolean; json?: boolean }) => {
       const config = readConfig();
-      const app = await createApplication({ config, log: commandLogger(config) });
+      let app: Application;
+      try {
+        app = await createApplication({ config, log: commandLogger(config) });
+      } catch (error) {
+        const server = isStateDirInUse(error) ? runningServer(config) : undefined;
+        if (!server) throw error;
+        const { failed } = await importThroughServer(io, config, server, file, options);
+        if (failed) io.exit(1);
+        return;
+      }
       let failed = false;
       try {
         ({ failed } = await runImport(file, options, { imports: app.imports, stdout: io.stdout, stderr: io.stderr }));

@@ -14,21 +14,24 @@ interface Output {
   isTTY?: boolean;
 }
 
-export async function runImport(
-  file: string,
-  options: { partial?: boolean; dryRun?: boolean; json?: boolean },
-  dependencies: { imports: ImportService; stdout: Output; stderr: Output },
-): Promise<{ failed: boolean }> {
-  let bytes: Buffer;
+/** The CSV file's bytes, or an error naming the file. */
+export async function readImportFile(file: string): Promise<Buffer> {
   try {
-    bytes = await readFile(file);
+    return await readFile(file);
   } catch (error) {
     throw new AppError(
       'invalid_input',
       `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const rows = readCsvImport(bytes);
+}
+
+export async function runImport(
+  file: string,
+  options: { partial?: boolean; dryRun?: boolean; json?: boolean },
+  dependencies: { imports: ImportService; stdout: Output; stderr: Output },
+): Promise<{ failed: boolean }> {
+  const rows = readCsvImport(await readImportFile(file));
   const bar = dependencies.stderr.isTTY
     ? new cliProgress.SingleBar(
         { format: 'import [{bar}] {value}/{total} participants', stream: dependencies.stderr as NodeJS.WritableStream },

@@ -64,3 +64,14 @@ export async function migrateToLatest(
     throw new Error(`store migration ${failed} failed`, { cause: error });
   }
 }
+
+/** The migrations this version has that the database has not run (a reader that may not migrate checks this). */
+export async function pendingMigrations(db: Kysely<unknown>, dialect: SchemaDialect): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrationsFor(dialect) },
+    allowUnorderedMigrations: true,
+  });
+  const migrations = await migrator.getMigrations();
+  return migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
+}

@@ -1,10 +1,11 @@
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely } from 'kysely';
+import { AppError } from '../../domain/errors.ts';
 import { withFlowStateCache } from '../flow-state-cache.ts';
 import type { Database } from '../kysely/database.ts';
 import { createKyselyStore } from '../kysely/kysely-store.ts';
 import { runPreparedDirectly } from '../kysely/prepared-query.ts';
-import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
+import { migrateToLatest, pendingMigrations } from '../migrations/migrate-to-latest.ts';
 import { withParticipantCache } from '../participant-cache.ts';
 import { withRecentTranscriptCache } from '../recent-transcript-cache.ts';
 import type { Store } from '../store.ts';
@@ -29,6 +30,12 @@ export interface SqliteStoreOptions {
    *   explicit choice for deployments that want the speed.
    */
   synchronous?: SqliteSynchronous;
+  /**
+   * Reads only, beside the process that owns the database (a CLI listing or export while the server runs): opened
+   * read-only, no migration (the owner ran them; a database that lacks one is refused), nothing cached, since the
+   * owner keeps writing.
+   */
+  readOnly?: boolean;
 }
 
 export type SqliteSynchronous = 'group' | 'full' | 'normal';
@@ -60,6 +67,7 @@ export const DEFAULT_SQLITE_SYNCHRONOUS: SqliteSynchronous = 'group';
  * waits for it, so it never runs inside a transaction that is not its caller's.
  */
 export async function createSqliteStore(options: SqliteStoreOptions): Promise<Store> {
+  if (options.readOnly) return createReadOnlySqliteStore(options);
   const database = new SqliteDatabase(options.filename);
   try {
     // WAL lets readers (a dashboard, a backup) proceed while the server writes; in-memory databases have no journal.
@@ -102,6 +110,27 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       ...(groupCommit ? { durable: groupCommit.durable, beforeClose: groupCommit.close } : {}),
     });
     return withParticipantCache(withFlowStateCache(withRecentTranscriptCache(store)));
+  } catch (error) {
+    if (database.open) database.close();
+    throw error;
+  }
+}
+
+async function createReadOnlySqliteStore(options: SqliteStoreOptions): Promise<Store> {
+  const database = new SqliteDatabase(options.filename, { readonly: true, fileMustExist: true });
+  try {
+    database.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    const db = new Kysely<Database>({ dialect: new UnaryPlusParameterSqliteDialect({ database }) });
+    const pending = await pendingMigrations(db as Kysely<unknown>, sqliteDialect.schema);
+    if (pending.length > 0) {
+      await db.destroy();
+      throw new AppError(
+        'conflict',
+        `the database ${options.filename} lacks migrations this version has (${pending.join(', ')}): the process ` +
+          'that owns it runs another version of PromptPipe',
+      );
+    }
+    return createKyselyStore({ db, dialect: sqliteDialect });
   } catch (error) {
     if (database.open) database.close();
     throw error;

@@ -28,20 +28,33 @@ export interface StateDirLock {
   release(): void;
 }
 
-interface Holder {
+export interface StateDirHolder {
   pid: number;
   hostname: string;
   acquired_at: string;
+  /** Where the holder's HTTP API answers, once `promptpipe serve` is listening (for CLI commands beside it). */
+  api_url?: string;
 }
+type Holder = StateDirHolder;
 
 function readHolder(path: string): Holder | undefined {
   try {
     const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<Holder>;
     if (typeof value.pid !== 'number') return undefined;
-    return { pid: value.pid, hostname: String(value.hostname ?? ''), acquired_at: String(value.acquired_at ?? '') };
+    return {
+      pid: value.pid,
+      hostname: String(value.hostname ?? ''),
+      acquired_at: String(value.acquired_at ?? ''),
+      ...(typeof value.api_url === 'string' ? { api_url: value.api_url } : {}),
+    };
   } catch {
     return undefined;
   }
+}
+
+/** Who holds the state directory, as its holder file says (informative: the lock itself is the kernel's). */
+export function readStateDirHolder(stateDir: string): StateDirHolder | undefined {
+  return readHolder(join(stateDir, STATE_DIR_LOCK_HOLDER_FILE));
 }
 
 /**
@@ -135,4 +148,15 @@ export function acquireStateDirLock(stateDir: string, options: { pid?: number } 
   };
   process.on('exit', release);
   return { path, release };
+}
+
+/**
+ * Adds the server's API address to the holder file of the directory this process holds, so CLI commands beside it
+ * can reach it (`promptpipe participants enroll` while the server runs). Does nothing for a directory held by
+ * another process.
+ */
+export function announceStateDirServer(stateDir: string, apiUrl: string): void {
+  const holder = readStateDirHolder(stateDir);
+  if (holder?.pid !== process.pid) return;
+  writeFileSync(join(stateDir, STATE_DIR_LOCK_HOLDER_FILE), JSON.stringify({ ...holder, api_url: apiUrl }));
 }
