@@ -1,9 +1,8 @@
 /** The dashboard's pages, rendered on the server. Routes gather the data; these functions only lay it out. */
 import type { Participant } from '../domain/participant.ts';
-import { PARTICIPANT_STATUSES } from '../domain/participant.ts';
 import type { ParticipantStateView } from '../participants/participant-service.ts';
 import { IMPORT_COLUMNS } from '../research/import/import-input.ts';
-import type { RosterRow, StoredEvent, TranscriptEntry } from '../store/store.ts';
+import type { StoredEvent, TranscriptEntry } from '../store/store.ts';
 import { html, type SafeHtml } from './html.ts';
 import { dashboardEntry } from './transcript-view.ts';
 
@@ -56,7 +55,7 @@ ${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ''}
   );
 }
 
-function localTime(date: Date | undefined, timezone: string): string {
+export function localTime(date: Date | undefined, timezone: string): string {
   if (!date) return '—';
   const zone = timezone || 'UTC';
   try {
@@ -64,60 +63,6 @@ function localTime(date: Date | undefined, timezone: string): string {
   } catch {
     return date.toISOString();
   }
-}
-
-function profileCounts(raw: string | undefined): { total: number; success: number } {
-  try {
-    const profile = JSON.parse(raw ?? '{}') as { total_prompts?: unknown; success_count?: unknown };
-    return { total: Number(profile.total_prompts) || 0, success: Number(profile.success_count) || 0 };
-  } catch {
-    return { total: 0, success: 0 };
-  }
-}
-
-export interface RosterQuery {
-  search: string;
-  status: string;
-  subState: string;
-  idle: string;
-  channel: string;
-  page: number;
-}
-
-export function participantsPage(
-  context: PageContext,
-  query: RosterQuery,
-  result: { rows: RosterRow[]; total: number; pageSize: number },
-): string {
-  const option = (value: string, label: string, selected: string) =>
-    html`<option value="${value}" ${value === selected ? html`selected` : ''}>${label}</option>`;
-  const rows = result.rows.map((row) => {
-    const counts = profileCounts(row.userProfile);
-    const participant = row.participant;
-    return html`<tr><td><a href="/dashboard/participants/${participant.id}">${participant.name || participant.id}</a><br><small>${participant.phoneNumber}</small></td>
-<td>${participant.status}${row.idle ? ' · idle' : ''}</td><td>${row.conversationState ?? '—'}</td><td>${participant.channel || context.channels[0]}</td><td class="language">${participant.language ?? '—'}</td>
-<td>${localTime(row.nextPromptAt, participant.timezone)}</td>
-<td>${row.lastMessage ? html`<span class="clip">${row.lastMessage.content}</span><br><small>${row.lastMessage.at.toISOString().slice(0, 16).replace('T', ' ')} UTC</small>` : '—'}</td>
-<td>${row.promptsSent} / ${row.pollsAnswered} / <span class="success-count">${counts.success}</span></td></tr>`;
-  });
-  const pages = Math.max(1, Math.ceil(result.total / result.pageSize));
-  const link = (page: number) =>
-    `/dashboard?${new URLSearchParams({ search: query.search, status: query.status, sub_state: query.subState, idle: query.idle, channel: query.channel, page: String(page) })}`;
-  return layout(
-    'Participants',
-    context,
-    html`<form method="get" action="/dashboard" class="filters" role="search">
-<label>Search <input type="search" name="search" value="${query.search}" placeholder="name or phone"></label>
-<label>Status <select name="status">${option('', 'any', query.status)}${PARTICIPANT_STATUSES.map((status) => option(status, status, query.status))}</select></label>
-<label>Sub-state <select name="sub_state">${option('', 'any', query.subState)}${SUB_STATES.map((state) => option(state, state, query.subState))}</select></label>
-<label>Idle <select name="idle">${option('', 'any', query.idle)}${option('yes', 'idle', query.idle)}${option('no', 'not idle', query.idle)}</select></label>
-<label>Channel <select name="channel">${option('', 'any', query.channel)}${context.channels.map((channel) => option(channel, channel, query.channel))}</select></label>
-<button type="submit">Filter</button></form>
-<p>${result.total} participant(s)</p>
-<div class="table-wrap"><table><thead><tr><th scope="col">Participant</th><th scope="col">Status</th><th scope="col">Sub-state</th><th scope="col">Channel</th><th scope="col">Language</th><th scope="col">Next prompt (local)</th><th scope="col">Last message</th><th scope="col">Sent / answered / done</th></tr></thead>
-<tbody>${rows}</tbody></table></div>
-<nav aria-label="Pages" class="pager">${query.page > 1 ? html`<a href="${link(query.page - 1)}">Previous</a>` : ''} Page ${query.page} of ${pages} ${query.page < pages ? html`<a href="${link(query.page + 1)}">Next</a>` : ''}</nav>`,
-  );
 }
 
 export function participantPage(
@@ -195,21 +140,4 @@ export function enrollPage(context: PageContext, error?: string): string {
 <label for="csv">CSV text</label><textarea id="csv" name="csv" rows="6"></textarea>
 <label><input type="checkbox" name="partial" value="true"> Partial: enroll the valid rows even if others are invalid</label><button type="submit">Enroll all</button></form>`,
   );
-}
-
-/** A horizontal bar chart as inline SVG (no script, no CDN). */
-export function barChart(title: string, bars: { label: string; value: number }[]): SafeHtml {
-  const max = Math.max(1, ...bars.map((bar) => bar.value));
-  const rowHeight = 26;
-  const height = bars.length * rowHeight + 10;
-  return html`<figure class="chart"><figcaption>${title}</figcaption><svg role="img" aria-label="${title}" viewBox="0 0 400 ${height}" width="100%">
-${bars.map((bar, index) => {
-  const width = Math.round((bar.value / max) * 250);
-  const y = index * rowHeight + 5;
-  return html`<text x="0" y="${y + 16}" font-size="13">${bar.label}</text><rect x="110" y="${y}" width="${width}" height="20" fill="#1f5fa8"></rect><text x="${115 + width}" y="${y + 16}" font-size="13">${bar.value}</text>`;
-})}</svg></figure>`;
-}
-
-export function overviewPage(context: PageContext, charts: SafeHtml[]): string {
-  return layout('Study overview', context, html`<section class="grid">${charts}</section>`);
 }

@@ -15,30 +15,20 @@ import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/particip
 import type { ParticipantService } from '../participants/participant-service.ts';
 import { readCsvImport } from '../research/import/import-input.ts';
 import { type ImportService, importSummary } from '../research/import/import-service.ts';
-import { computeStudyStats } from '../research/stats/study-stats.ts';
 import { type Clock, isManualClock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { Store } from '../store/store.ts';
-import {
-  barChart,
-  deletePage,
-  enrollPage,
-  layout,
-  loginPage,
-  overviewPage,
-  type PageContext,
-  participantPage,
-  participantsPage,
-  SUB_STATES,
-} from './dashboard-pages.ts';
+import { deletePage, enrollPage, layout, loginPage, type PageContext, participantPage } from './dashboard-pages.ts';
+import type { DashboardRouteKit } from './dashboard-route-kit.ts';
 import { createDashboardSessions } from './dashboard-session.ts';
 import { html } from './html.ts';
 import type { LiveTranscripts } from './live-transcript.ts';
+import { registerOverviewRoutes } from './overview-routes.ts';
 import { addPageSecurityHeaders } from './page-security.ts';
+import { registerRosterRoutes } from './roster-routes.ts';
 import { dashboardEntry } from './transcript-view.ts';
 import type { WebChatLinks } from './web-chat-links.ts';
 
-const PAGE_SIZE = 50;
 /**
  * The stylesheet and scripts, from the source tree whether this module runs from `src/`, from the compiled `dist/` or
  * from the bundle in `dist/bundle/` (`npm start`): all sit two levels below the package root, like the prompts
@@ -91,7 +81,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
       done(null, parseForm(String(body))),
     );
-    const publicRoute = { config: { public: true } };
+    const publicRoute = { config: { public: true as const } };
 
     /** The page context, or undefined after redirecting to the sign-in form. */
     function context(request: FastifyRequest, reply: FastifyReply, flash?: string): PageContext | undefined {
@@ -152,6 +142,8 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       };
     }
 
+    const kit: DashboardRouteKit = { publicRoute, context, sendPage };
+
     app.get('/dashboard/assets/:file', publicRoute, async (request, reply) => {
       const { file } = request.params as { file: string };
       const types: Record<string, string> = {
@@ -197,33 +189,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       return payload;
     });
 
-    app.get('/dashboard', publicRoute, async (request, reply) => {
-      const page = context(request, reply, (request.query as { flash?: string }).flash);
-      if (!page) return reply;
-      const query = request.query as Record<string, string | undefined>;
-      const roster = {
-        search: query.search ?? '',
-        status: PARTICIPANT_STATUSES.includes(query.status as ParticipantStatus) ? (query.status as string) : '',
-        subState: SUB_STATES.includes(query.sub_state as (typeof SUB_STATES)[number])
-          ? (query.sub_state as string)
-          : '',
-        idle: query.idle === 'yes' || query.idle === 'no' ? query.idle : '',
-        channel: options.channelNames.includes(query.channel ?? '') ? (query.channel as string) : '',
-        page: Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1),
-      };
-      const result = await store.roster.page({
-        limit: PAGE_SIZE,
-        offset: (roster.page - 1) * PAGE_SIZE,
-        ...(roster.search ? { search: roster.search } : {}),
-        ...(roster.status ? { status: roster.status as ParticipantStatus } : {}),
-        ...(roster.subState ? { subState: roster.subState } : {}),
-        ...(roster.idle ? { idle: roster.idle === 'yes' } : {}),
-        ...(roster.channel
-          ? { channel: { name: roster.channel, isDefault: roster.channel === options.channelNames[0] } }
-          : {}),
-      });
-      return sendPage(reply, participantsPage(page, roster, { ...result, pageSize: PAGE_SIZE }));
-    });
+    registerRosterRoutes(app, options, kit);
 
     app.get('/dashboard/participants/:id', publicRoute, async (request, reply) => {
       const page = context(request, reply, (request.query as { done?: string }).done);
@@ -378,65 +344,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       }),
     );
 
-    app.get('/dashboard/overview', publicRoute, async (request, reply) => {
-      const page = context(request, reply);
-      if (!page) return reply;
-      const bySubState = await Promise.all(
-        SUB_STATES.map(async (state) => ({
-          label: state,
-          value: (await store.roster.page({ subState: state, limit: 0, offset: 0 })).total,
-        })),
-      );
-      const stats = await computeStudyStats(store, { from: undefined, to: undefined });
-      const byStatus = PARTICIPANT_STATUSES.map((status) => ({
-        label: status,
-        value: stats.participants.by_status[status] ?? 0,
-      }));
-      const days = stats.days.slice(-14);
-      const perDay = (figure: (day: (typeof days)[number]) => number | null) =>
-        days.map((day) => ({ label: day.date, value: figure(day) ?? 0 }));
-      return sendPage(
-        reply,
-        overviewPage(page, [
-          barChart('Participants by status', byStatus),
-          barChart('Participants by sub-state', bySubState),
-          barChart(
-            'Prompts sent per day (UTC)',
-            perDay((day) => day.prompts_sent),
-          ),
-          barChart(
-            'Prompts answered per day (UTC)',
-            perDay((day) => day.prompts_answered),
-          ),
-          barChart(
-            'Done per day (UTC)',
-            perDay((day) => day.done),
-          ),
-          barChart(
-            'Median reply latency per day (minutes)',
-            perDay((day) =>
-              day.median_reply_latency_seconds === null ? null : Math.round(day.median_reply_latency_seconds / 60),
-            ),
-          ),
-          barChart(
-            'LLM calls per day (UTC)',
-            perDay((day) => day.llm_calls),
-          ),
-          barChart(
-            'LLM tokens per day (UTC)',
-            perDay((day) => day.llm_total_tokens),
-          ),
-          barChart(
-            'LLM errors per day (UTC)',
-            perDay((day) => day.llm_errors),
-          ),
-          barChart(
-            'Failed deliveries per day (UTC)',
-            perDay((day) => day.failed_deliveries),
-          ),
-        ]),
-      );
-    });
+    registerOverviewRoutes(app, options, kit);
 
     app.post(
       '/dashboard/clock',

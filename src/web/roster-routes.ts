@@ -1,0 +1,42 @@
+/** `GET /dashboard`: the roster of participants, filtered and paged. */
+import type { FastifyInstance } from 'fastify';
+import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
+import type { Store } from '../store/store.ts';
+import { SUB_STATES } from './dashboard-pages.ts';
+import type { DashboardRouteKit } from './dashboard-route-kit.ts';
+import { participantsPage } from './roster-page.ts';
+
+const PAGE_SIZE = 50;
+
+export function registerRosterRoutes(
+  app: FastifyInstance,
+  options: { store: Store; channelNames: readonly string[] },
+  kit: DashboardRouteKit,
+): void {
+  const { store } = options;
+  app.get('/dashboard', kit.publicRoute, async (request, reply) => {
+    const page = kit.context(request, reply, (request.query as { flash?: string }).flash);
+    if (!page) return reply;
+    const query = request.query as Record<string, string | undefined>;
+    const roster = {
+      search: query.search ?? '',
+      status: PARTICIPANT_STATUSES.includes(query.status as ParticipantStatus) ? (query.status as string) : '',
+      subState: SUB_STATES.includes(query.sub_state as (typeof SUB_STATES)[number]) ? (query.sub_state as string) : '',
+      idle: query.idle === 'yes' || query.idle === 'no' ? query.idle : '',
+      channel: options.channelNames.includes(query.channel ?? '') ? (query.channel as string) : '',
+      page: Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1),
+    };
+    const result = await store.roster.page({
+      limit: PAGE_SIZE,
+      offset: (roster.page - 1) * PAGE_SIZE,
+      ...(roster.search ? { search: roster.search } : {}),
+      ...(roster.status ? { status: roster.status as ParticipantStatus } : {}),
+      ...(roster.subState ? { subState: roster.subState } : {}),
+      ...(roster.idle ? { idle: roster.idle === 'yes' } : {}),
+      ...(roster.channel
+        ? { channel: { name: roster.channel, isDefault: roster.channel === options.channelNames[0] } }
+        : {}),
+    });
+    return kit.sendPage(reply, participantsPage(page, roster, { ...result, pageSize: PAGE_SIZE }));
+  });
+}
