@@ -148,7 +148,11 @@ export const historyEntrySchema = z.object({
   outbound_id: z.string().optional().describe('Outbound messages: the id the channel received.'),
   delivery: z
     .object({
-      status: z.string().describe('queued, sent, delivered, read, failed, undelivered'),
+      status: z
+        .string()
+        .describe(
+          'queued, sent, delivered, read, failed, undelivered, not_delivered (only recorded; `error` says why)',
+        ),
       at: z.string(),
       channel: z.string(),
       error_code: z.string().optional(),

@@ -36,16 +36,30 @@ export interface OutboundMessage {
 
 export interface DeliveryResult {
   providerMessageId?: string;
-  /** Where the channel knows more than "accepted" at once (e.g. a console printed it: `delivered`). Default `sent`. */
+  /**
+   * Where the channel knows more than "accepted" at once (e.g. a console printed it: `delivered`; a webhook channel
+   * without a URL only recorded it: `not_delivered`, with `reason`). Default `sent`.
+   */
   status?: DeliveryStatus;
+  /** Why a `not_delivered` message was not sent; shown as the delivery's error. */
+  reason?: string;
 }
 
 /**
  * What became of an outbound message, as receipts report it. `queued` and `sent`: accepted by the provider;
  * `delivered` and `read`: on the participant's device; `failed`: given up (permanent error, or retries exhausted);
- * `undelivered`: the provider could not reach the device.
+ * `undelivered`: the provider could not reach the device; `not_delivered`: deliberately not sent, only recorded
+ * (the webhook channel without `PROMPTPIPE_WEBHOOK_URL`), the reason beside it.
  */
-export const DELIVERY_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed', 'undelivered'] as const;
+export const DELIVERY_STATUSES = [
+  'queued',
+  'sent',
+  'delivered',
+  'read',
+  'failed',
+  'undelivered',
+  'not_delivered',
+] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** A provider's report about one of our outbound messages (a webhook status, a Twilio status callback…). */

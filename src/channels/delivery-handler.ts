@@ -75,14 +75,17 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions): JobHandl
     let receipt: Parameters<DeliveryReceipts['record']>[0];
     try {
       const result = await channel.send(message);
-      metrics.recordOutboundMessage(channel.name, 'delivered');
-      log.debug({ ...about, attempt: job.attempts, ...result }, 'message delivered');
+      // A channel that only recorded the message (the webhook without a URL) must not count it as delivered.
+      const outcome = result.status === 'not_delivered' ? 'not_delivered' : 'delivered';
+      metrics.recordOutboundMessage(channel.name, outcome);
+      log.debug({ ...about, attempt: job.attempts, ...result }, `message ${outcome.replace('_', ' ')}`);
       receipt = {
         outboundId: message.id,
         participantId: message.participantId,
         channel: channel.name,
         status: result.status ?? 'sent',
         ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}),
+        ...(result.reason ? { errorMessage: result.reason } : {}),
       };
     } catch (error) {
       metrics.recordOutboundMessage(channel.name, 'failed');

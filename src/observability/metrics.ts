@@ -10,7 +10,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobRepository } from '../store/store.ts';
 
-export type DeliveryOutcome = 'delivered' | 'failed';
+/** `not_delivered`: deliberately not sent, only recorded (the webhook channel without `PROMPTPIPE_WEBHOOK_URL`). */
+export type DeliveryOutcome = 'delivered' | 'failed' | 'not_delivered';
 export type LlmCallOutcome = 'success' | 'error';
 
 export interface Metrics {
@@ -67,13 +68,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const outboundMessages = new Counter({
     name: 'promptpipe_outbound_messages_total',
-    help: 'Outbound delivery attempts by channel and outcome (delivered, failed).',
+    help: 'Outbound delivery attempts by channel and outcome (delivered, failed, not_delivered: only recorded).',
     labelNames: ['channel', 'outcome'] as const,
     registers,
   });
   const deliveryStatuses = new Counter({
     name: 'promptpipe_delivery_status_total',
-    help: 'Delivery statuses of outbound messages by channel (sent, delivered, read, failed, undelivered…).',
+    help: 'Delivery statuses of outbound messages by channel (sent, delivered, read, failed, undelivered, not_delivered…).',
     labelNames: ['channel', 'status'] as const,
     registers,
   });

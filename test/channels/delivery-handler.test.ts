@@ -300,6 +300,21 @@ describe('the deliver_message handler', () => {
       await receiver.close();
     }
   });
+
+  it('records a message the webhook channel without a URL only recorded as not delivered, with the reason', async () => {
+    useChannel(createWebhookChannel({ url: undefined, secret: undefined, timeoutMs: 2000, log: silentLog }));
+    const sent = await messenger.send(PARTICIPANT.id, { type: 'text', text: 'nowhere' }, { kind: 'reply' });
+    expect(await runner.runDue()).toBe(1);
+    expect(await store.deliveries.listFor(sent.id)).toEqual([
+      expect.objectContaining({
+        status: 'not_delivered',
+        errorMessage: 'PROMPTPIPE_WEBHOOK_URL is not set: the message is only recorded, not sent',
+      }),
+    ]);
+    const attempts = await metrics.registry.getSingleMetricAsString('promptpipe_outbound_messages_total');
+    expect(attempts).toContain('promptpipe_outbound_messages_total{channel="webhook",outcome="not_delivered"} 1');
+    expect(attempts).not.toContain('outcome="delivered"');
+  });
 });
 
 describe('adaptForChannel', () => {

@@ -135,9 +135,12 @@ describe('the webhook channel (outbound)', () => {
     await expect(channel.send(TEXT)).rejects.toThrow(/failed/);
   });
 
-  it('only records (sends nothing) without a URL', async () => {
+  it('only records (sends nothing) without a URL, and says the message was not delivered and why', async () => {
     const channel = createWebhookChannel({ url: undefined, secret: undefined, timeoutMs: 1000, log: silentLog });
-    await expect(channel.send(TEXT)).resolves.toEqual({});
+    await expect(channel.send(TEXT)).resolves.toEqual({
+      status: 'not_delivered',
+      reason: 'PROMPTPIPE_WEBHOOK_URL is not set: the message is only recorded, not sent',
+    });
     expect(receiver.requests).toEqual([]);
   });
 });

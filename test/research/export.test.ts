@@ -109,15 +109,16 @@ describe('export of a generated three-day study', () => {
       prompt_file: 'intake.txt',
       prompt_version: expect.stringMatching(/^[0-9a-f]{12}$/),
       llm_outcome: 'success',
-      delivery_status: 'sent',
-      delivery_error: '',
+      // The study runs without PROMPTPIPE_WEBHOOK_URL: recorded, never sent, and the export says so.
+      delivery_status: 'not_delivered',
+      delivery_error: 'PROMPTPIPE_WEBHOOK_URL is not set: the message is only recorded, not sent',
     });
     expect(reply?.['delivery_status_at']).toMatch(/^2026-03-02T/);
     const userMessage = rows.find((row) => row['role'] === 'user');
     expect(userMessage).toMatchObject({ delivery_status: '', delivery_status_at: '', outbound_id: '' });
     // Every message sent to a participant has its outbox delivery.
     for (const row of rows.filter((candidate) => candidate['outbound_id'] !== '')) {
-      expect(row['delivery_status'], row['content']).toMatch(/^(sent|delivered|queued|sending)$/);
+      expect(row['delivery_status'], row['content']).toMatch(/^(not_delivered|queued|sending)$/);
     }
     expect(reply?.['model']).not.toBe('');
     expect(reply?.['source_message_id']).not.toBe('');

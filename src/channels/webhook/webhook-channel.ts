@@ -7,7 +7,7 @@
  * PromptPipe crashed between sending and recording. With `PROMPTPIPE_WEBHOOK_SECRET` every attempt is signed at the
  * time it is sent (`X-PromptPipe-Timestamp` and `X-PromptPipe-Signature` over `<timestamp>.<body>`, as inbound), so
  * a gateway can refuse a replayed request; the body itself stays identical across retries. Without a URL messages are
- * only recorded in the transcript.
+ * only recorded in the transcript, and their delivery says so (`not_delivered`, never `sent`).
  */
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import { keepAliveFetch } from '../../http/keep-alive-fetch.ts';
@@ -17,6 +17,9 @@ import type { Channel, DeliveryResult, OutboundMessage } from '../channel.ts';
 import { signatureHeaders } from './webhook-signature.ts';
 
 export const WEBHOOK_CHANNEL = 'webhook';
+
+/** The delivery error of every message while no gateway is configured. */
+export const NO_WEBHOOK_URL_REASON = 'PROMPTPIPE_WEBHOOK_URL is not set: the message is only recorded, not sent';
 
 /** The JSON body POSTed to the gateway. */
 export interface WebhookOutboundPayload {
@@ -29,7 +32,7 @@ export interface WebhookOutboundPayload {
 }
 
 export interface WebhookChannelOptions {
-  /** Without it, `send` only logs: the message is already recorded in the transcript by the outbox. */
+  /** Without it, nothing is sent: the message is already recorded in the transcript, its delivery `not_delivered`. */
   url: string | undefined;
   secret: string | undefined;
   /** Per request; a gateway that hangs must not hold a delivery slot forever. */
@@ -68,7 +71,7 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
           { outboundId: message.id, participantId: message.participantId },
           'no webhook URL: message recorded only',
         );
-        return {};
+        return { status: 'not_delivered', reason: NO_WEBHOOK_URL_REASON };
       }
       const body = JSON.stringify(toWebhookPayload(message));
       const headers: Record<string, string> = {

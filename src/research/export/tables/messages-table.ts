@@ -36,11 +36,17 @@ const columns: ExportColumn[] = [
     name: 'delivery_status',
     type: 'string',
     description:
-      'Outbound entries: queued, sending, sent (the channel accepted it), failed or cancelled, from the outbox; ' +
-      'empty for entries never sent to the participant',
+      'Outbound entries: queued, sending, sent (the channel accepted it), failed or cancelled, from the outbox, ' +
+      'then the channel receipts (delivered, read, undelivered); not_delivered: only recorded, never sent (the ' +
+      'webhook channel without PROMPTPIPE_WEBHOOK_URL; delivery_error says why); empty for entries never sent to ' +
+      'the participant',
   },
   { name: 'delivery_status_at', type: 'timestamp', description: 'When the delivery was sent or finally failed (UTC)' },
-  { name: 'delivery_error', type: 'string', description: 'Last delivery error, empty when none' },
+  {
+    name: 'delivery_error',
+    type: 'string',
+    description: 'Last delivery error (or why the message was not delivered), empty when none',
+  },
   { name: 'llm_call_id', type: 'integer', description: 'The LLM call that produced this entry (provenance)' },
   { name: 'model', type: 'string', description: 'Model that produced this entry' },
   { name: 'provider_host', type: 'string', description: 'Host of the LLM provider base URL' },
