@@ -24,12 +24,13 @@ if (!systemNodeTooOld) {
 describe.skipIf(!systemNodeTooOld)('on a machine whose Node is older than 22.18', () => {
   const oldPath = `${systemNode?.replace(/\/node$/, '')}:/usr/bin:/bin`;
 
-  it('./promptpipe runs a CLI command with the Node 24 it brings', () => {
+  // Up to a Node download and an `npm ci` when the checkout has neither yet.
+  it('./promptpipe runs a CLI command with the Node 24 it brings', { timeout: 300_000 }, () => {
     const run = spawnSync('./promptpipe', ['--version'], {
       cwd: REPO_ROOT,
       env: { PATH: oldPath, HOME: process.env.HOME ?? '/tmp' },
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: 280_000,
     });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe(VERSION);
