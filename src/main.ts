@@ -21,6 +21,7 @@ import { type ChannelRegistry, createChannelRegistry } from './channels/channel-
 import { createConsoleChannel } from './channels/console/console-channel.ts';
 import { createDeliveryHandler, DELIVER_MESSAGE_JOB } from './channels/delivery-handler.ts';
 import { createDeliveryReceipts } from './channels/delivery-receipts.ts';
+import { warnAboutDisabledChannels } from './channels/disabled-channels.ts';
 import { createInboundService, type InboundService, LLM_OUTAGE_RETRY_JOB } from './channels/inbound-service.ts';
 import { createOptOutHandler } from './channels/opt-out.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
@@ -521,7 +522,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         ? {
             holdBefore: (job: Job) => {
               const queued = (job.payload as { message?: { channel?: string } }).message;
-              return channels.resolve(queued?.channel) === whatsappWebChannel
+              return channels.channelFor(queued?.channel) === whatsappWebChannel
                 ? whatsappWebChannel.deliveryHold()
                 : undefined;
             },
@@ -705,6 +706,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     async start(startOptions = {}) {
       await recordStartup({ events: store.events, config, prompts: promptFiles, version: VERSION, now: clock.now() });
       for (const enabled of channels.all()) await enabled.start?.();
+      // Participants on a channel this server does not run (a `promptpipe chat` participant on a webhook server).
+      await warnAboutDisabledChannels({ participants: store.participants, enabled: channels.names, log });
       await sharedClock?.start();
       // SQLite: this process is the only runner, so what a killed predecessor left running is released now rather
       // than when its lease expires. (PostgreSQL may have live peers: the runner releases only the jobs of instances

@@ -11,8 +11,12 @@ export interface ChannelRegistry {
   readonly defaultChannel: Channel;
   /** Enabled channel names, in configuration order. */
   readonly names: readonly string[];
-  /** The channel of that name, or the default for an empty or unknown name (e.g. a channel since disabled). */
-  resolve(name: string | undefined): Channel;
+  /**
+   * A participant's channel: the default one for an empty name (participants enrolled before channels were per
+   * participant); undefined when that channel is not enabled on this server. Never another channel instead: a
+   * participant is reached where the study decided (their message fails visibly, see `delivery-handler.ts`).
+   */
+  channelFor(name: string | undefined): Channel | undefined;
   /** Undefined when the channel is not enabled. */
   get(name: string): Channel | undefined;
   all(): readonly Channel[];
@@ -26,7 +30,7 @@ export function createChannelRegistry(channels: readonly Channel[]): ChannelRegi
   return {
     defaultChannel: first,
     names: channels.map((channel) => channel.name),
-    resolve: (name) => (name ? byName.get(name) : undefined) ?? first,
+    channelFor: (name) => (name ? byName.get(name) : first),
     get: (name) => byName.get(name),
     all: () => channels,
   };

@@ -5,7 +5,8 @@
  * timeout — is the lesser evil for a study protocol.
  * Throwing makes the runner retry with back-off; the message's id stays the same across retries, so a channel with
  * idempotency keys never delivers it twice. A `PermanentDeliveryError` is not retried: the failure is recorded as a
- * delivery status and the job ends. The message goes out on the participant's channel (carried in the payload).
+ * delivery status and the job ends. The message goes out on the participant's channel (carried in the payload); when
+ * this server does not run that channel, the delivery fails for good with the reason (`disabled-channels.ts`).
  * A receipt of a finished delivery (sent, or failed for good) is a `JobCompletion`: it commits in the transaction that
  * completes the job, one commit per delivery instead of two.
  */
@@ -18,6 +19,7 @@ import type { Job } from '../store/store.ts';
 import { type Channel, type OutboundMessage, PermanentDeliveryError } from './channel.ts';
 import type { ChannelRegistry } from './channel-registry.ts';
 import type { DeliveryReceipts } from './delivery-receipts.ts';
+import { notEnabledChannel } from './disabled-channels.ts';
 import { DELIVER_MESSAGE_JOB, type DeliverMessagePayload } from './outbox-messenger.ts';
 import { renderPollAsText } from './poll-text.ts';
 
@@ -67,7 +69,8 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions): JobHandl
   const { channels, metrics, log, receipts } = options;
   return async (job) => {
     const queued = readPayload(job);
-    const channel = channels.resolve(queued.channel);
+    // A channel this server does not run fails the delivery for good: never sent on the default channel instead.
+    const channel = channels.channelFor(queued.channel) ?? notEnabledChannel(queued.channel ?? '', channels.names);
     const message = adaptForChannel(queued, channel, options.messages);
     const about = { outboundId: message.id, participantId: message.participantId, channel: channel.name };
     // A failed sync is not a failed delivery: the job is retried without counting against the channel.

@@ -80,7 +80,7 @@ export function createOptOutHandler(options: {
   }
 
   async function confirm(participant: Participant, key: MessageKey, inbound: InboundMessage): Promise<void> {
-    if (channels.resolve(participant.channel).confirmsOptOut) return;
+    if (channels.channelFor(participant.channel)?.confirmsOptOut) return;
     const text = messages.t(participant.language, key);
     await messenger.send(participant.id, { type: 'text', text }, { kind: 'notice', sourceMessageId: inbound.id });
   }

@@ -87,6 +87,8 @@ export interface ParticipantRepository {
   /** Returns false when the id is unknown. */
   delete(id: string): Promise<boolean>;
   count(filter?: { status?: ParticipantStatus }): Promise<number>;
+  /** How many participants who are not withdrawn are on each channel (`''`: enrolled before channels were). */
+  countByChannel(): Promise<Map<string, number>>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -81,6 +81,25 @@ describe('delivery on several channels', () => {
     ]);
   });
 
+  it('never sends on the default channel for a channel this server does not run: the delivery fails for good, visibly', async () => {
+    await store.participants.create(participant('p_console', '+15550000004', 'console'));
+    const sent = await messenger.send('p_console', { type: 'text', text: 'for the terminal' }, { kind: 'reply' });
+    await runner.runDue();
+    clock.advance(60_000);
+    await runner.runDue();
+    expect([...chat.attempts, ...sms.attempts]).toEqual([]);
+    expect((await store.jobs.listPending({ participantId: 'p_console' })).length).toBe(0);
+    const [failure] = await store.deliveries.listFor(sent.id);
+    expect(failure).toMatchObject({ status: 'failed', channel: 'console', errorCode: 'channel_not_enabled' });
+    expect(failure?.errorMessage).toMatch(/^channel console is not enabled on this server \(enabled: chat, sms\)/);
+    const events = await store.events.list({ participantId: 'p_console', type: 'delivery-failed' });
+    expect(events.map((event) => event.data)).toEqual([
+      expect.objectContaining({ outbound_id: sent.id, channel: 'console', error_code: 'channel_not_enabled' }),
+    ]);
+    const attempts = await metrics.registry.getSingleMetricAsString('promptpipe_outbound_messages_total');
+    expect(attempts).toContain('promptpipe_outbound_messages_total{channel="console",outcome="failed"} 1');
+  });
+
   it('records the sent status with the provider id, then what receipts report', async () => {
     const sent = await messenger.send('p_chat', { type: 'text', text: 'hi' }, { kind: 'reply' });
     await runner.runDue();

@@ -141,6 +141,24 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.participants.count({ status: 'withdrawn' })).toBe(0);
       });
 
+      it('counts the participants who are not withdrawn by channel', async () => {
+        const enrolled: [string, string, Participant['status']][] = [
+          ['console', '+15550000021', 'active'],
+          ['console', '+15550000022', 'paused'],
+          ['console', '+15550000023', 'withdrawn'],
+          ['webhook', '+15550000024', 'active'],
+          ['', '+15550000025', 'completed'],
+        ];
+        for (const [channel, phoneNumber, status] of enrolled) {
+          await store.participants.create(makeParticipant({ id: `p_${phoneNumber}`, phoneNumber, channel, status }));
+        }
+        expect(Object.fromEntries(await store.participants.countByChannel())).toEqual({
+          console: 2,
+          webhook: 1,
+          '': 1,
+        });
+      });
+
       it('updates only the given fields and returns the result', async () => {
         await store.participants.create(makeParticipant());
         const updated = await store.participants.update('participant_1', {

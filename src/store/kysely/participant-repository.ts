@@ -87,6 +87,16 @@ export function createParticipantRepository(db: Kysely<Database>): ParticipantRe
         .executeTakeFirstOrThrow();
       return Number(row.count);
     },
+
+    async countByChannel() {
+      const rows = await db
+        .selectFrom('participants')
+        .select(['channel', (expression) => expression.fn.countAll().as('count')])
+        .where('status', '!=', 'withdrawn' satisfies ParticipantStatus)
+        .groupBy('channel')
+        .execute();
+      return new Map(rows.map((row) => [row.channel, Number(row.count)]));
+    },
   };
 }
 
