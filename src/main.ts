@@ -33,7 +33,7 @@ import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-r
 import { createWhatsAppCloudChannel } from './channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
 import { createWhatsAppCloudRoutes } from './channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
 import { type ConnectionLease, createInProcessLease } from './channels/whatsapp-web/connection-lease.ts';
-import { withDeliveryHold } from './channels/whatsapp-web/delivery-hold.ts';
+import { wakeHeldDeliveries, withDeliveryHold } from './channels/whatsapp-web/delivery-hold.ts';
 import type { WhatsAppSocketFactory } from './channels/whatsapp-web/whatsapp-socket.ts';
 import {
   createWhatsAppWebChannel,
@@ -507,6 +507,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const whatsappWebChannel = channels.all().find(isWhatsAppWebChannel);
   const receipts = createDeliveryReceipts({ store, clock, metrics, log });
   whatsappWebChannel?.attachReceipts(receipts);
+  // Deliveries held while WhatsApp Web was not connected go out as soon as it is (each still one job row).
+  whatsappWebChannel?.onConnected(() => {
+    void wakeHeldDeliveries({ store, clock, log, channel: WHATSAPP_WEB_CHANNEL, notify: () => runner.notify() });
+  });
   // Under the participant's lock: the lock is FIFO, so a prompt and its polls reach the gateway in the order they were
   // sent, never overlapping (a slow gateway must not see "Did you do it?" before the prompt).
   // A channel that is not connected (whatsapp-web before linking) asks for its deliveries to wait, not fail.
@@ -514,9 +518,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     DELIVER_MESSAGE_JOB,
     withDeliveryHold({
       handler: createDeliveryHandler({ channels, metrics, log, receipts, messages, durable: () => store.durable() }),
-      store,
       clock,
-      newId,
       log,
       ...(whatsappWebChannel
         ? {

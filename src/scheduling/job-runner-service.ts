@@ -9,8 +9,9 @@
  *   without a claim transaction; what it holds back (the participant's next delivery) is claimed when it finishes.
  * - Running: one handler per kind, under the participant's lock unless registered with `lock: false`.
  * - Outcome as data: success → `complete`, written with the other runs that finished in the same turn of the event
- *   loop (completion-batch.ts); a thrown error → back to pending at now + exponential back-off while
- *   attempts remain, else `failed` with the error kept and a `job-failed` event.
+ *   loop (completion-batch.ts); a returned `JobHold` → the same job pending again (`jobs.hold`), no attempt spent;
+ *   a thrown error → back to pending at now + exponential back-off while attempts remain, else `failed` with the
+ *   error kept and a `job-failed` event.
  * - Heartbeat (lease-heartbeat.ts): while jobs are in flight, their leases are renewed every third of a lease, at
  *   least every 10 s (a 30 s lease by default), so only a dead runner's jobs are ever taken over
  *   (`PROMPTPIPE_JOB_LEASE` bounds how long that takes); a started runner's start and beats release the jobs of owners
@@ -26,12 +27,12 @@ import type { ParticipantLock } from '../store/participant-lock.ts';
 import { type Job, JobStatus, type Store } from '../store/store.ts';
 import { type Clock, isManualClock } from './clock.ts';
 import { createCompletionBatch } from './completion-batch.ts';
-import type { JobCompletion, JobHandler, JobRunner } from './job-runner.ts';
+import { isJobHold, type JobCompletion, type JobHandler, type JobHold, type JobRunner } from './job-runner.ts';
 import { createLeaseHeartbeat } from './lease-heartbeat.ts';
 import type { SchedulingLog } from './scheduling-log.ts';
 
-/** What happened to one run of a job: done, rescheduled for a retry, or given up. */
-export type JobRunOutcome = 'completed' | 'retrying' | 'failed';
+/** What happened to one run of a job: done, rescheduled for a retry, held (waits, same row), or given up. */
+export type JobRunOutcome = 'completed' | 'retrying' | 'held' | 'failed';
 
 export interface JobRunReport {
   /** How late the run started: now − run_at, never negative. */
@@ -216,6 +217,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     const registration = registrations.get(job.kind);
     let outcome: JobRunOutcome;
     let completion: JobCompletion | undefined;
+    let held: JobHold | undefined;
     try {
       if (!registration) {
         throw new AppError('internal', `No handler is registered for job kind "${job.kind}".`);
@@ -229,6 +231,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       const run = () => registration.handler(job);
       const result = registration.lock && job.participantId ? await lock.run(job.participantId, run) : await run();
       if (typeof result === 'function') completion = result;
+      else if (isJobHold(result)) held = result;
     } catch (error) {
       outcome = await settle(job, registration, error).catch((settleError: unknown) => {
         // The lease will expire and the job will be claimed again: nothing is lost.
@@ -239,8 +242,15 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       return;
     }
     try {
-      await completions.complete(job.id, clock.now(), completion);
-      outcome = 'completed';
+      if (held) {
+        // Not completed: the same row waits (one row per held message, however long the wait).
+        const { until, wakeOn } = held.hold;
+        await store.jobs.hold(job.id, { until, now: clock.now(), ...(wakeOn === undefined ? {} : { wakeOn }) });
+        outcome = 'held';
+      } else {
+        await completions.complete(job.id, clock.now(), completion);
+        outcome = 'completed';
+      }
     } catch (error) {
       // The handler's own work is committed (its completion writes are not); the job will run again when its lease
       // expires, and handlers re-check their preconditions, so the repeat is harmless.

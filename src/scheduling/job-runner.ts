@@ -18,9 +18,25 @@ import type { Job, JobClaim, StoreRepositories } from '../store/store.ts';
  */
 export type JobCompletion = (tx: StoreRepositories) => Promise<void>;
 
-/** Runs one job; may return a {@link JobCompletion}. Throwing fails the run (retried with back-off). */
+/**
+ * What a handler returns when its job must wait rather than run now (a delivery whose channel is not connected): the
+ * runner puts the same job back to pending at `until`, its attempt not counted (`JobRepository.hold`), instead of
+ * completing it. With `wakeOn`, `JobRepository.wakeHeld` brings it forward when that channel connects.
+ */
+export interface JobHold {
+  readonly hold: { until: Date; wakeOn?: string };
+}
+
+export function isJobHold(value: unknown): value is JobHold {
+  return typeof value === 'object' && value !== null && 'hold' in value;
+}
+
+/**
+ * Runs one job; may return a {@link JobCompletion}, or a {@link JobHold}. Throwing fails the run (retried with
+ * back-off).
+ */
 // biome-ignore lint/suspicious/noConfusingVoidType: most handlers are `async () => {…}`, whose Promise<void> must fit.
-export type JobHandler = (job: Job) => Promise<void | JobCompletion>;
+export type JobHandler = (job: Job) => Promise<void | JobCompletion | JobHold>;
 
 export interface JobRunner {
   /** One handler per kind. `lock: false` runs without the participant lock (for work that needs no ordering). */

@@ -325,6 +325,14 @@ export interface JobRepository {
   releaseLeases(now: Date): Promise<number>;
   /** With `retryAt`: back to pending at that time. Without: `failed`, keeping the error. */
   fail(id: string, error: string, now: Date, retryAt?: Date): Promise<void>;
+  /**
+   * Holds a running job: back to pending at `until`, the SAME row, its claim not counted as an attempt (the job did
+   * not fail, its channel was not there). With `wakeOn` (a channel's name), {@link wakeHeld} brings it forward when
+   * that channel connects. A job that is no longer running is left alone.
+   */
+  hold(id: string, options: { until: Date; now: Date; wakeOn?: string }): Promise<void>;
+  /** Makes every job held for `wakeOn` due now; returns how many. */
+  wakeHeld(wakeOn: string, now: Date): Promise<number>;
   /** The earliest instant at which something becomes claimable (a pending run_at or a running lease expiry). */
   nextDueAt(): Promise<Date | undefined>;
   /** Pending (and running) jobs, by run_at. */

@@ -60,6 +60,8 @@ export interface ConnectionSupervisor {
   openSocket(): WhatsAppSocket | undefined;
   /** Resolves true once open, false after `timeoutMs`. */
   waitUntilOpen(timeoutMs: number): Promise<boolean>;
+  /** Calls `listener` on every change of state (the channel wakes its held deliveries when it becomes open). */
+  onStateChange(listener: () => void): void;
 }
 
 export function defaultReconnectBackoff(attempt: number): number {
@@ -198,6 +200,9 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
       setState(WhatsAppConnectionState.STOPPED);
     },
     state: () => state,
+    onStateChange(listener) {
+      stateListeners.add(listener);
+    },
     openSocket: () => (state === WhatsAppConnectionState.OPEN ? socket : undefined),
     waitUntilOpen(timeoutMs) {
       if (state === WhatsAppConnectionState.OPEN) return Promise.resolve(true);

@@ -1,19 +1,25 @@
 /**
  * Deliveries that must wait rather than fail: while the WhatsApp connection is down (not linked yet, logged out,
- * reconnecting, another instance holds it), a `deliver_message` job is re-queued as a fresh job for later instead of
- * being retried. A retry would spend one of the job's attempts each time and, after a long outage, give the message
- * up; the study's messages must all go out once the device is linked again. The message keeps its id, so the
- * channel's own de-duplication still applies.
+ * reconnecting, another instance holds it), a `deliver_message` job is held — the same job back to pending for later,
+ * its attempt not counted (`JobHold`) — instead of being retried. A retry would spend one of the job's attempts each
+ * time and, after a long outage, give the message up; the study's messages must all go out once the device is linked
+ * again. Holding keeps ONE row per message however long the wait (re-queuing a copy every 30 s made 2,881 rows for
+ * one greeting in a day) and keeps the participant's messages in their order. A hold that names its channel
+ * (`wakeOn`) is woken as soon as that channel connects (`wakeHeldDeliveries`); its `deliveryHoldMs` is only the
+ * safety net.
  */
-import type { NewId } from '../../domain/ids.ts';
+import { errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../observability/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
-import type { JobHandler } from '../../scheduling/job-runner.ts';
+import type { JobHandler, JobHold } from '../../scheduling/job-runner.ts';
 import type { Job, Store } from '../../store/store.ts';
 
-/** An error that asks for the delivery to be held (`WhatsAppNotConnectedError`). */
+/** An error (or an answer of `holdBefore`) that asks for the delivery to be held (`WhatsAppNotConnectedError`). */
 export interface DeliveryHoldRequest {
+  /** How long the delivery waits at most before it is tried again. */
   readonly deliveryHoldMs: number;
+  /** The channel whose connection wakes the delivery before that (`JobRepository.wakeHeld`); none: it just waits. */
+  readonly wakeOn?: string;
 }
 
 export function isDeliveryHoldRequest(error: unknown): error is Error & DeliveryHoldRequest {
@@ -22,9 +28,7 @@ export function isDeliveryHoldRequest(error: unknown): error is Error & Delivery
 
 export function withDeliveryHold(options: {
   handler: JobHandler;
-  store: Pick<Store, 'jobs'>;
   clock: Clock;
-  newId: NewId;
   log: Log;
   /**
    * Asked first: a hold (without even trying) when the channel is known to be disconnected, so a long outage does
@@ -32,31 +36,45 @@ export function withDeliveryHold(options: {
    */
   holdBefore?: (job: Job) => DeliveryHoldRequest | undefined;
 }): JobHandler {
-  const { handler, store, clock, newId, log } = options;
+  const { handler, clock, log } = options;
+  function hold(job: Job, request: DeliveryHoldRequest, reason: string): JobHold {
+    const until = new Date(clock.now().getTime() + request.deliveryHoldMs);
+    log.info(
+      { jobId: job.id, until: until.toISOString(), wakeOn: request.wakeOn, reason },
+      'delivery held until the channel is connected',
+    );
+    return { hold: { until, ...(request.wakeOn === undefined ? {} : { wakeOn: request.wakeOn }) } };
+  }
   return async (job) => {
+    const before = options.holdBefore?.(job);
+    if (before) return hold(job, before, 'the channel is not connected');
     try {
-      const hold = options.holdBefore?.(job);
-      if (hold) throw Object.assign(new Error('the channel is not connected'), hold);
       return await handler(job);
     } catch (error) {
       if (!isDeliveryHoldRequest(error)) throw error;
-      const now = clock.now();
-      const runAt = new Date(now.getTime() + error.deliveryHoldMs);
-      const held = await store.jobs.enqueue(
-        {
-          id: newId('job'),
-          kind: job.kind,
-          ...(job.participantId ? { participantId: job.participantId } : {}),
-          runAt,
-          payload: { ...job.payload, heldFrom: job.payload['heldFrom'] ?? job.id },
-          maxAttempts: job.maxAttempts,
-        },
-        now,
-      );
-      log.info(
-        { jobId: job.id, heldAs: held.id, runAt: runAt.toISOString(), reason: error.message },
-        'delivery held until the channel is connected',
-      );
+      return hold(job, error, error.message);
     }
   };
+}
+
+/**
+ * Makes the deliveries held for `channel` due now (its connection just opened) and tells the runner. Never rejects:
+ * a failed wake-up is logged, and the held deliveries are tried at the end of their hold anyway.
+ */
+export async function wakeHeldDeliveries(options: {
+  store: Pick<Store, 'jobs'>;
+  clock: Clock;
+  log: Log;
+  channel: string;
+  notify: () => void;
+}): Promise<void> {
+  const { store, clock, log, channel } = options;
+  try {
+    const woken = await store.jobs.wakeHeld(channel, clock.now());
+    if (woken === 0) return;
+    log.info({ channel, woken }, 'held deliveries woken: the channel is connected');
+    options.notify();
+  } catch (error) {
+    log.error({ channel, error: errorMessage(error) }, 'could not wake the held deliveries');
+  }
 }

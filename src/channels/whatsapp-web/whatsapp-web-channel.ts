@@ -5,8 +5,8 @@
  * Outbound: text, and polls as real single-choice WhatsApp polls whose secret is stored (`whatsapp_messages`) so
  * votes can be decrypted later, by any instance, after any restart. A delivery retried after a crash between sending
  * and recording may be sent twice (WhatsApp has no idempotency key); one already recorded is never sent again.
- * While not connected, `send` throws `WhatsAppNotConnectedError`, which the delivery hold turns into a later retry
- * that does not count as a failed attempt (`delivery-hold.ts`).
+ * While not connected, `send` throws `WhatsAppNotConnectedError`, which the delivery hold turns into a wait that
+ * does not count as a failed attempt, in the job's own row, woken as soon as the connection opens (`delivery-hold.ts`).
  *
  * Inbound: one-to-one chats only; text and captions; other media as a bracketed note; poll votes decrypted into the
  * structured poll answer. Senders addressed by LID are mapped back to their phone number (the message's alternate
@@ -28,7 +28,7 @@ import type { ConnectionLease } from './connection-lease.ts';
 import {
   type ConnectionSupervisor,
   createConnectionSupervisor,
-  type WhatsAppConnectionState,
+  WhatsAppConnectionState,
 } from './connection-supervisor.ts';
 import { readLidMapping, writeLidMapping } from './database-auth-state.ts';
 import { describeContent, unwrapContent } from './inbound-content.ts';
@@ -41,8 +41,10 @@ export const DEFAULT_WHATSAPP_SESSION = 'default';
 
 /** Thrown by `send` while there is no open connection: the message must wait, not fail. */
 export class WhatsAppNotConnectedError extends AppError {
-  /** How long the delivery waits before trying again. */
+  /** How long the delivery waits at most before trying again. */
   readonly deliveryHoldMs: number;
+  /** The connection opening wakes it before that. */
+  readonly wakeOn = WHATSAPP_WEB_CHANNEL;
 
   constructor(state: WhatsAppConnectionState, holdMs: number) {
     super('unavailable', `whatsapp-web is not connected (${state}); the message waits until it is`);
@@ -56,8 +58,10 @@ export interface WhatsAppWebChannel extends Channel {
   /** Where delivered / read receipts go (the deliveries log, matched by WhatsApp's message id). */
   attachReceipts(receipts: Pick<DeliveryReceipts, 'receive'>): void;
   connectionState(): WhatsAppConnectionState;
-  /** How long a delivery should wait, while not connected; undefined when connected. */
-  deliveryHold(): { deliveryHoldMs: number } | undefined;
+  /** How long a delivery should wait at most, while not connected (woken when it opens); undefined when connected. */
+  deliveryHold(): { deliveryHoldMs: number; wakeOn: string } | undefined;
+  /** Calls `listener` each time the connection opens (the application wakes the held deliveries). */
+  onConnected(listener: () => void): void;
   /** Resolves when every inbound event received so far has been handled (tests). */
   idle(): Promise<void>;
 }
@@ -69,8 +73,16 @@ export interface WhatsAppWebChannelOptions {
   socketFactory: WhatsAppSocketFactory;
   lease: ConnectionLease;
   session?: string;
-  /** How long a message waits while not connected before it is tried again. Default 30 s. */
+  /**
+   * How long a message waits while the connection is being made, or held by another instance (which may be the one
+   * to send it), before it is tried again. Default 30 s.
+   */
   deliveryHoldMs?: number;
+  /**
+   * How long a message waits while no device is linked (or it was logged out) before it is looked at again. Default
+   * 15 min: linking opens the connection, which wakes every held message at once; this is only the safety net.
+   */
+  unlinkedHoldMs?: number;
   /** Typing is shown at most this long without a reply. Default 60 s. */
   typingTimeoutMs?: number;
   backoff?: (attempt: number) => number;
@@ -84,6 +96,8 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
   const { store, clock, log } = options;
   const session = options.session ?? DEFAULT_WHATSAPP_SESSION;
   const deliveryHoldMs = options.deliveryHoldMs ?? 30_000;
+  const unlinkedHoldMs = options.unlinkedHoldMs ?? 15 * 60_000;
+  const connectedListeners = new Set<() => void>();
   const typingTimeoutMs = options.typingTimeoutMs ?? 60_000;
   let receiver: Pick<InboundService, 'receive'> | undefined;
   let receipts: Pick<DeliveryReceipts, 'receive'> | undefined;
@@ -103,6 +117,17 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
     ...(options.backoff ? { backoff: options.backoff } : {}),
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
   });
+  supervisor.onStateChange(() => {
+    if (supervisor.state() === WhatsAppConnectionState.OPEN) for (const listener of connectedListeners) listener();
+  });
+
+  /** How long a message waits in the current state: long while a person has to link the device, else short. */
+  function holdMs(): number {
+    const state = supervisor.state();
+    return state === WhatsAppConnectionState.NOT_LINKED || state === WhatsAppConnectionState.LOGGED_OUT
+      ? unlinkedHoldMs
+      : deliveryHoldMs;
+  }
 
   function enqueueInbound(work: () => Promise<void>): void {
     inboundQueue = inboundQueue.then(work).catch((error: unknown) => {
@@ -339,7 +364,7 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
       const alreadySent = await store.whatsappMessages.getByOutboundId(message.id);
       if (alreadySent) return { providerMessageId: alreadySent.providerMessageId };
       const socket = supervisor.openSocket();
-      if (!socket) throw new WhatsAppNotConnectedError(supervisor.state(), deliveryHoldMs);
+      if (!socket) throw new WhatsAppNotConnectedError(supervisor.state(), holdMs());
       const jid = phoneToJid(message.to);
       const poll = message.kind === 'poll' ? message.poll : undefined;
       const messageSecret = poll ? randomBytes(32) : undefined;
@@ -388,7 +413,11 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
       receipts = target;
     },
     connectionState: () => supervisor.state(),
-    deliveryHold: () => (supervisor.openSocket() ? undefined : { deliveryHoldMs }),
+    deliveryHold: () =>
+      supervisor.openSocket() ? undefined : { deliveryHoldMs: holdMs(), wakeOn: WHATSAPP_WEB_CHANNEL },
+    onConnected(listener) {
+      connectedListeners.add(listener);
+    },
     async idle() {
       let current: Promise<void>;
       do {

@@ -91,6 +91,8 @@ export interface JobsTable {
   lease_owner: string | null;
   lease_until: NullableTimestampColumn;
   dedup_key: string | null;
+  /** A held job: the channel whose connection wakes it (migration 020); null otherwise. */
+  wake_on: string | null;
   created_at: TimestampColumn;
   updated_at: TimestampColumn;
 }

@@ -194,6 +194,8 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
             lease_owner: owner,
             lease_until: toTimestamp(new Date(now.getTime() + leaseMs)),
             attempts: expression('attempts', '+', 1),
+            // A held job claimed again is no longer waiting for anything.
+            wake_on: null,
             updated_at: nowText,
           }))
           .where('id', 'in', ids)
@@ -271,6 +273,62 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
           )
           .where('id', '=', id)
           .execute();
+      });
+    },
+
+    hold(id, { until, now, wakeOn }) {
+      return inTransaction(db, async (transaction) => {
+        const job = await transaction
+          .selectFrom('jobs')
+          .select('dedup_key')
+          .where('id', '=', id)
+          .where('status', '=', literal(JobStatus.RUNNING))
+          .executeTakeFirst();
+        if (job === undefined) return;
+        // As in `fail`: a job enqueued with the same key meanwhile has replaced this one.
+        const replaced =
+          job.dedup_key !== null &&
+          (await transaction
+            .selectFrom('jobs')
+            .select('id')
+            .where('dedup_key', '=', job.dedup_key)
+            .where('status', '=', literal(JobStatus.PENDING))
+            .executeTakeFirst()) !== undefined;
+        await transaction
+          .updateTable('jobs')
+          .set((expression) =>
+            replaced
+              ? { status: JobStatus.CANCELLED, lease_owner: null, lease_until: null, updated_at: toTimestamp(now) }
+              : {
+                  status: JobStatus.PENDING,
+                  run_at: toTimestamp(until),
+                  lease_owner: null,
+                  lease_until: null,
+                  // The claim counted an attempt; waiting for the channel is not one.
+                  attempts: expression('attempts', '-', 1),
+                  wake_on: wakeOn ?? null,
+                  updated_at: toTimestamp(now),
+                },
+          )
+          .where('id', '=', id)
+          .execute();
+        if (!replaced) await dialect.announceJobEnqueued(transaction);
+      });
+    },
+
+    wakeHeld(wakeOn, now) {
+      return inTransaction(db, async (transaction) => {
+        const nowText = toTimestamp(now);
+        const result = await transaction
+          .updateTable('jobs')
+          .set({ run_at: nowText, updated_at: nowText })
+          .where('status', '=', literal(JobStatus.PENDING))
+          .where('wake_on', '=', wakeOn)
+          .where('run_at', '>', nowText)
+          .executeTakeFirst();
+        const woken = Number(result.numUpdatedRows);
+        if (woken > 0) await dialect.announceJobEnqueued(transaction);
+        return woken;
       });
     },
 

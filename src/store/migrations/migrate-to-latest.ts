@@ -16,6 +16,7 @@ import * as receivedInboundIndexes from './015-received-inbound-indexes.ts';
 import * as conversationMessages from './016-conversation-messages.ts';
 import * as leanTurnIndexes from './017-lean-turn-indexes.ts';
 import * as llmOutages from './018-llm-outages.ts';
+import * as jobHolds from './020-job-holds.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -40,6 +41,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '016-conversation-messages': { up: (db) => conversationMessages.up(db, dialect) },
     '017-lean-turn-indexes': { up: (db) => leanTurnIndexes.up(db) },
     '018-llm-outages': { up: (db) => llmOutages.up(db, dialect) },
+    '020-job-holds': { up: (db) => jobHolds.up(db) },
   };
 }
 

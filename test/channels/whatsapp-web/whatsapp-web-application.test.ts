@@ -1,7 +1,7 @@
 /**
  * The whatsapp-web channel inside the composed application (`createApplication`), before the account is linked:
- * the server starts, `/health` says so, outbound messages wait (never fail, never lose attempts) and all go out
- * once the device is linked.
+ * the server starts, `/health` says so, outbound messages wait (never fail, never lose attempts, one job row each
+ * however long) and all go out as soon as the device is linked.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeWhatsApp } from '../../../src/channels/whatsapp-web/fake-whatsapp-socket.ts';
@@ -11,16 +11,18 @@ import { DONE_POLL, INTENSITY_POLL_QUESTION, intensityPollOptions } from '../../
 import { type Application, createApplication } from '../../../src/main.ts';
 import { createLogger } from '../../../src/observability/log.ts';
 import { createSqliteStore } from '../../../src/store/sqlite/sqlite-store.ts';
+import type { Job } from '../../../src/store/store.ts';
 import { linkFakeAccount, startChannel } from './whatsapp-web-harness.ts';
 
 let app: Application | undefined;
+const isDelivery = (job: Job): boolean => job.kind === 'deliver_message';
 afterEach(async () => {
   await app?.stop();
   app = undefined;
 });
 
 describe('whatsapp-web in the application, not linked yet', () => {
-  it('starts, reports not_linked on /health, holds the greeting, and delivers it once linked', async () => {
+  it('starts, reports not_linked on /health, holds the greeting in its one job row for a day, and delivers it once linked', async () => {
     const config = loadConfig({
       PROMPTPIPE_CHANNEL: 'whatsapp-web',
       PROMPTPIPE_CLOCK: 'manual',
@@ -29,7 +31,7 @@ describe('whatsapp-web in the application, not linked yet', () => {
     });
     const store = await createSqliteStore({ filename: ':memory:' });
     const whatsapp = new FakeWhatsApp();
-    const channel = startChannel(store, whatsapp, { deliveryHoldMs: 60_000 });
+    const channel = startChannel(store, whatsapp, { deliveryHoldMs: 30_000, unlinkedHoldMs: 30_000 });
     app = await createApplication({ config, log: createLogger({ level: 'silent' }), store, channel });
     await app.start();
     await vi.waitFor(() => expect(channel.connectionState()).toBe('not_linked'));
@@ -39,30 +41,32 @@ describe('whatsapp-web in the application, not linked yet', () => {
 
     const participant = await app.participants.enroll({ phoneNumber: '+15550000001' }, { greet: true, source: 'test' });
     await app.runner.runDue();
-    // The background loop may be the one running the delivery: wait for its outcome, the held copy.
-    const pending = await vi.waitFor(async () => {
-      const jobs = await store.jobs.listPending({ kind: 'deliver_message' });
+    const deliveries = async () => (await store.research.jobsPage({}, undefined, 10_000)).filter(isDelivery);
+    // The background loop may be the one running the delivery: wait for its outcome, the held job.
+    const [held] = await vi.waitFor(async () => {
+      const jobs = await deliveries();
       expect(jobs.map((job) => job.status)).toEqual(['pending']);
       return jobs;
     });
-    expect(pending[0]).toMatchObject({ status: 'pending', attempts: 0, participantId: participant.id });
-    expect(pending[0]?.payload['heldFrom']).toEqual(expect.any(String));
-    expect(pending[0]?.runAt.getTime()).toBe(app.clock.now().getTime() + 60_000);
+    expect(held).toMatchObject({ status: 'pending', attempts: 0, participantId: participant.id });
+    expect(held?.runAt.getTime()).toBe(app.clock.now().getTime() + 30_000);
     expect(whatsapp.sent).toEqual([]);
 
-    // Still not linked an hour later: held again, nothing failed.
-    await app.runner.advanceTo(new Date(app.clock.now().getTime() + 3_600_000));
-    await vi.waitFor(async () =>
-      expect((await store.jobs.listPending({ kind: 'deliver_message' })).map((job) => job.status)).toEqual(['pending']),
-    );
+    // A whole simulated day unlinked, looked at every 30 s: still that one row, nothing failed, no attempt spent.
+    await app.runner.advanceTo(new Date(app.clock.now().getTime() + 24 * 3_600_000));
+    await vi.waitFor(async () => {
+      const jobs = await deliveries();
+      expect(jobs.map((job) => [job.id, job.status, job.attempts])).toEqual([[held?.id, 'pending', 0]]);
+    });
     expect((await store.events.list()).filter((event) => event.type === 'job-failed')).toEqual([]);
 
+    // Linking opens the connection, which wakes the held greeting at once: no clock moves.
     await linkFakeAccount(store, whatsapp);
-    await vi.waitFor(() => expect(channel.connectionState()).toBe('open'), { timeout: 5_000 });
-    await app.runner.advanceTo(new Date(app.clock.now().getTime() + 60_000));
-    await vi.waitFor(() => expect(whatsapp.sent).toHaveLength(1));
+    await vi.waitFor(() => expect(whatsapp.sent).toHaveLength(1), { timeout: 5_000 });
     expect(whatsapp.sent[0]).toMatchObject({ jid: phoneToJid('+15550000001'), content: { text: expect.any(String) } });
-    await vi.waitFor(async () => expect(await store.jobs.listPending({ kind: 'deliver_message' })).toEqual([]));
+    await vi.waitFor(async () =>
+      expect((await deliveries()).map((job) => [job.id, job.status])).toEqual([[held?.id, 'completed']]),
+    );
     const linkedHealth = await app.server.inject({ method: 'GET', url: '/health' });
     expect(linkedHealth.json()).toMatchObject({ channels: { 'whatsapp-web': { state: 'open' } } });
   });

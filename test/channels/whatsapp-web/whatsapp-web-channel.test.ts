@@ -76,7 +76,9 @@ describe('whatsapp-web channel', () => {
     await vi.waitFor(() => expect(channel.connectionState()).toBe('not_linked'));
     const failure = await channel.send(textMessage('out_1', 'hi')).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(WhatsAppNotConnectedError);
-    expect((failure as WhatsAppNotConnectedError).deliveryHoldMs).toBe(1_000);
+    // Nobody has linked the device: the message waits long (linking wakes it at once), named for the wake-up.
+    expect(failure).toMatchObject({ deliveryHoldMs: 15 * 60_000, wakeOn: 'whatsapp-web' });
+    expect(channel.deliveryHold()).toEqual({ deliveryHoldMs: 15 * 60_000, wakeOn: 'whatsapp-web' });
     expect(whatsapp.sockets).toHaveLength(0);
   });
 
