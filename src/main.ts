@@ -566,7 +566,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     greetingRatePerMinute: config.research.enrollGreetingRate,
     onJobEnqueued: notifyRunner,
   });
-  runner.register(BROADCAST_MESSAGE_JOB, createBroadcastHandler({ store, clock, newId, onEnqueued: notifyRunner }));
+  runner.register(BROADCAST_MESSAGE_JOB, createBroadcastHandler({ store, clock, messenger }));
   const broadcasts = createBroadcastService({
     store,
     clock,

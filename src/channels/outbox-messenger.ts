@@ -120,6 +120,7 @@ export function createOutboxMessenger(options: {
             runAt: now,
             payload,
             maxAttempts: DELIVERY_MAX_ATTEMPTS,
+            ...(sendOptions.dedupKey ? { dedupKey: sendOptions.dedupKey } : {}),
           },
           now,
           claimFor ? { claimFor } : {},

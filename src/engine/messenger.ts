@@ -15,6 +15,8 @@ export interface SendOptions {
   llmCallId?: number;
   /** The model that produced this message. */
   model?: string;
+  /** The delivery job's dedup key, so a caller that may run twice (a broadcast's slot) queues the message once. */
+  dedupKey?: string;
 }
 
 export interface OutgoingText {

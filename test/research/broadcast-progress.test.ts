@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
 import { createBroadcastHandler, createBroadcastService } from '../../src/research/broadcasts/broadcast-service.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
@@ -24,7 +25,7 @@ describe('broadcast progress', () => {
   it('counts a recipient once while their slot has queued the message but is not yet marked completed', async () => {
     const newId = sequentialIds();
     const service = createBroadcastService({ store, clock, newId, ratePerMinute: 60, defaultChannel: 'webhook' });
-    const handler = createBroadcastHandler({ store, clock, newId });
+    const handler = createBroadcastHandler({ store, clock, messenger: createOutboxMessenger({ store, clock, newId }) });
     const { broadcast } = await service.create({ text: 'Study update' });
     if (!broadcast) throw new Error('no broadcast');
     expect(await service.progress(broadcast.id)).toMatchObject({ queued: 3, sent: 0, failed: 0, skipped: 0 });

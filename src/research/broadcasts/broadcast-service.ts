@@ -6,15 +6,11 @@
  * be read from the jobs: queued, sent (delivered), failed, skipped.
  */
 
-import {
-  DELIVER_MESSAGE_JOB,
-  DELIVERY_MAX_ATTEMPTS,
-  type DeliverMessagePayload,
-} from '../../channels/outbox-messenger.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { NewId } from '../../domain/ids.ts';
 import { ParticipantStatus } from '../../domain/participant.ts';
 import { appendToHistory } from '../../engine/conversation-history.ts';
+import type { Messenger } from '../../engine/messenger.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { JobHandler } from '../../scheduling/job-runner.ts';
 import { keysetPages } from '../../store/keyset-pages.ts';
@@ -141,14 +137,12 @@ export function createBroadcastService(options: {
   };
 }
 
-/** Runs a recipient's slot: record and queue the message, unless they were withdrawn (opted out) meanwhile. */
-export function createBroadcastHandler(options: {
-  store: Store;
-  clock: Clock;
-  newId: NewId;
-  onEnqueued?: () => void;
-}): JobHandler {
-  const { store, clock, newId } = options;
+/**
+ * Runs a recipient's slot: record and queue the message through the messenger (the one outbox path, so it goes out on
+ * the participant's own channel), unless they were withdrawn (opted out) meanwhile.
+ */
+export function createBroadcastHandler(options: { store: Store; clock: Clock; messenger: Messenger }): JobHandler {
+  const { store, clock, messenger } = options;
   return async (job) => {
     const broadcastId = String(job.payload['broadcast_id'] ?? '');
     const participantId = job.participantId;
@@ -165,44 +159,22 @@ export function createBroadcastHandler(options: {
       });
       return;
     }
-    const outboundId = newId('out');
-    const payload: DeliverMessagePayload = {
-      message: { id: outboundId, participantId, to: participant.phoneNumber, kind: 'text', text: broadcast.text },
-    };
     await store.transaction(async (tx) => {
-      await tx.transcript.append([
-        {
-          participantId,
-          role: 'assistant',
-          kind: 'organiser',
-          module: 'broadcast',
-          content: broadcast.text,
-          outboundId,
-          createdAt: now,
-        },
-      ]);
+      const sent = await messenger.send(
+        participantId,
+        { type: 'text', text: broadcast.text },
+        { kind: 'organiser', module: 'broadcast', dedupKey: `${deliveryKeyPrefix(broadcastId)}${participantId}` },
+        tx,
+      );
       await appendToHistory(tx, participantId, [
         { role: 'assistant', content: broadcast.text, timestamp: now.toISOString() },
       ]);
-      await tx.jobs.enqueue(
-        {
-          id: newId('job'),
-          kind: DELIVER_MESSAGE_JOB,
-          participantId,
-          runAt: now,
-          payload,
-          maxAttempts: DELIVERY_MAX_ATTEMPTS,
-          dedupKey: `${deliveryKeyPrefix(broadcastId)}${participantId}`,
-        },
-        now,
-      );
       await tx.events.record({
         participantId,
         type: 'broadcast-sent',
-        data: { broadcast_id: broadcastId, outbound_id: outboundId },
+        data: { broadcast_id: broadcastId, outbound_id: sent.id },
         createdAt: now,
       });
     });
-    options.onEnqueued?.();
   };
 }
