@@ -15,7 +15,8 @@ export interface Config {
   api: { host: string; port: number; token: string | undefined; bodyLimitBytes: number };
   /**
    * `PROMPTPIPE_PUBLIC_URL`: the server's externally visible base URL (http or https, no trailing slash), e.g.
-   * `https://coach.example.org`. An https URL makes the dashboard's session cookie `Secure`.
+   * `https://coach.example.org`. Web-chat links (`chat_url`) are absolute with it; an https URL makes the dashboard's
+   * session cookie `Secure`.
    */
   publicUrl: string | undefined;
   dashboard: {

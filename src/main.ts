@@ -613,9 +613,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
   // Without the participant lock: the flow takes it itself, and the inbound pipeline keeps arrival order.
   runner.register(LLM_OUTAGE_RETRY_JOB, (job) => inbound.retryHeld(job), { lock: false });
-  const chatPathFor = chatLinks
+  // `chat_url`: absolute with PROMPTPIPE_PUBLIC_URL (a link to send as it is), else the path on this server.
+  const chatUrlFor = chatLinks
     ? async (participant: { id: string; channel: string }) =>
-        (participant.channel || channel.name) === WEB_CHAT_CHANNEL ? chatLinks.pathFor(participant.id) : undefined
+        (participant.channel || channel.name) === WEB_CHAT_CHANNEL
+          ? `${config.publicUrl ?? ''}${await chatLinks.pathFor(participant.id)}`
+          : undefined
     : undefined;
   whatsappWebChannel?.attachInbound(inbound);
   // One budget of wrong tokens per address for the API and the dashboard's sign-in: both take the API token.
@@ -623,7 +626,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const server = createApiServer({
     config,
     authThrottle,
-    chatPathFor,
+    chatUrlFor,
     store,
     participants,
     clock,

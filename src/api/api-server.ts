@@ -43,8 +43,8 @@ export interface ApiServerOptions {
   log: Log;
   /** Fastify's request logger; without it Fastify logs nothing (errors still reach `log`). */
   httpLogger?: FastifyBaseLogger;
-  /** With the web-chat channel: each participant's private chat path (`chat_url` in the participant JSON). */
-  chatPathFor?: ((participant: Participant) => Promise<string | undefined>) | undefined;
+  /** With the web-chat channel: each participant's private chat link (`chat_url` of participants and imports). */
+  chatUrlFor?: ((participant: Pick<Participant, 'id' | 'channel'>) => Promise<string | undefined>) | undefined;
   /** Shown in the OpenAPI document. */
   version?: string;
   /** Export, bulk import, broadcasts and statistics (research data). */
@@ -96,10 +96,10 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   registerParticipantRoutes(app, {
     participants: options.participants,
     ...(options.store.llmCalls ? { llmCalls: options.store.llmCalls } : {}),
-    chatPathFor: options.chatPathFor,
+    chatUrlFor: options.chatUrlFor,
   });
   registerAdminRoutes(app, { clock: options.clock, runner: options.runner });
-  if (options.research) registerResearchRoutes(app, options.research);
+  if (options.research) registerResearchRoutes(app, { ...options.research, chatUrlFor: options.chatUrlFor });
   for (const routes of options.channelRoutes ?? []) void app.register(routes);
   return app;
 }

@@ -102,6 +102,13 @@ export const participantSchema = z.object({
   timezone: z.string(),
   language: z.string().describe('BCP 47 language tag'),
   channel: z.string().describe('The channel the participant is reached on.'),
+  chat_url: z
+    .string()
+    .optional()
+    .describe(
+      'Web-chat participants only: their private chat link, absolute (PROMPTPIPE_PUBLIC_URL + /chat/<token>) when ' +
+        'PROMPTPIPE_PUBLIC_URL is set, else the path /chat/<token> on this server.',
+    ),
   status: participantStatusSchema,
   enrolled_at: z.string(),
   created_at: z.string(),

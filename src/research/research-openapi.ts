@@ -87,7 +87,21 @@ const importResult = {
     partial: { type: 'boolean' },
     applied: { type: 'boolean' },
     total_rows: { type: 'integer' },
-    enrolled: { type: 'array', items: { type: 'object' } },
+    enrolled: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          row: { type: 'integer', description: '1 = the first row after the header' },
+          participant_id: { type: ['string', 'null'], description: 'null in a dry run' },
+          phone_number: { type: 'string' },
+          chat_url: {
+            type: 'string',
+            description: 'Web-chat participants: their private chat link (as in Participant)',
+          },
+        },
+      },
+    },
     skipped: { type: 'array', items: { type: 'object' }, description: 'Already-enrolled numbers' },
     errors: {
       type: 'array',

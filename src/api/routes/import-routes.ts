@@ -5,14 +5,35 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { readCsvImport, readJsonImport } from '../../research/import/import-input.ts';
-import { type ImportService, importOutcomeJson, importSummary } from '../../research/import/import-service.ts';
+import {
+  type ImportOutcome,
+  type ImportService,
+  importOutcomeJson,
+  importSummary,
+} from '../../research/import/import-service.ts';
 import { importQuerySchema, isTrue } from '../../research/research-schemas.ts';
 import { ok } from '../envelope.ts';
 import { parseInput } from '../validation.ts';
+import type { ChatUrlFor } from './participant-routes.ts';
 
 export const IMPORT_PATH = '/conversation/participants/import';
 
-export function registerImportRoutes(app: FastifyInstance, options: { imports: ImportService }): void {
+/** The chat links of the web-chat participants the import enrolled, by participant id. */
+async function chatUrlsOf(outcome: ImportOutcome, chatUrlFor: ChatUrlFor | undefined): Promise<Map<string, string>> {
+  const urls = new Map<string, string>();
+  if (!chatUrlFor) return urls;
+  for (const { participantId, channel } of outcome.enrolled) {
+    if (participantId === null) continue;
+    const url = await chatUrlFor({ id: participantId, channel });
+    if (url !== undefined) urls.set(participantId, url);
+  }
+  return urls;
+}
+
+export function registerImportRoutes(
+  app: FastifyInstance,
+  options: { imports: ImportService; chatUrlFor?: ChatUrlFor | undefined },
+): void {
   // CSV bodies arrive as bytes, so non-UTF-8 files are recognised rather than silently mangled.
   app.addContentTypeParser(['text/csv', 'application/csv'], { parseAs: 'buffer' }, (_request, body, done) => {
     done(null, body);
@@ -23,7 +44,7 @@ export function registerImportRoutes(app: FastifyInstance, options: { imports: I
     const rows = Buffer.isBuffer(request.body) ? readCsvImport(request.body) : readJsonImport(request.body);
     const outcome = await options.imports.run(rows, { partial: isTrue(query.partial), dryRun: isTrue(query.dry_run) });
     const summary = importSummary(outcome);
-    const result = importOutcomeJson(outcome);
+    const result = importOutcomeJson(outcome, await chatUrlsOf(outcome, options.chatUrlFor));
     if (outcome.errors.length > 0 && !outcome.partial) {
       const details = outcome.errors.map((error) => `row ${error.row} ${error.field}: ${error.problem}`).join('; ');
       return reply.code(400).send({ status: 'error', message: `${summary}. ${details}`, result });

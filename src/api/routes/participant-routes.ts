@@ -23,6 +23,12 @@ import { historyEntryJson, participantJson, stateJson } from '../views.ts';
 
 export const PARTICIPANTS_PATH = '/conversation/participants';
 
+/**
+ * A web-chat participant's private chat link (`chat_url`): `PROMPTPIPE_PUBLIC_URL` + `/chat/<token>`, or the path
+ * alone without it; undefined for participants on other channels.
+ */
+export type ChatUrlFor = (participant: Pick<Participant, 'id' | 'channel'>) => Promise<string | undefined>;
+
 /** `{name: undefined}` → `{}`: the service's options are exact (exactOptionalPropertyTypes). */
 function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as {
@@ -35,14 +41,16 @@ export function registerParticipantRoutes(
   options: {
     participants: ParticipantService;
     llmCalls?: Pick<LlmCallRepository, 'getMany'>;
-    /** With the web-chat channel: the participant's private chat path, returned as `chat_url`. */
-    chatPathFor?: ((participant: Participant) => Promise<string | undefined>) | undefined;
+    /** With the web-chat channel: the participant's private chat link, returned as `chat_url`. */
+    chatUrlFor?: ChatUrlFor | undefined;
+    /** With the telegram channel: a new one-time deep link of a participant enrolled on it (`telegram_link`). */
+    telegramLinkFor?: ((participant: Participant) => Promise<string | undefined>) | undefined;
   },
 ): void {
   const { participants } = options;
   const withChatUrl = async (participant: Participant) => {
     const json = participantJson(participant);
-    const chatUrl = await options.chatPathFor?.(participant);
+    const chatUrl = await options.chatUrlFor?.(participant);
     return chatUrl === undefined ? json : { ...json, chat_url: chatUrl };
   };
   const idOf = (params: unknown): string => parseInput(participantIdParamsSchema, params, 'path').id;
@@ -51,13 +59,19 @@ export function registerParticipantRoutes(
     const body = parseInput(enrollmentBodySchema, request.body, 'request body');
     const { phone_number: phoneNumber, ...details } = body;
     const participant = await participants.enroll({ phoneNumber, ...defined(details) }, { source: 'api' });
-    return reply.code(201).send(ok(await withChatUrl(participant), 'Conversation participant enrolled successfully'));
+    const telegramLink = await options.telegramLinkFor?.(participant);
+    const json = await withChatUrl(participant);
+    const enrolled = telegramLink === undefined ? json : { ...json, telegram_link: telegramLink };
+    return reply.code(201).send(ok(enrolled, 'Conversation participant enrolled successfully'));
   });
 
   app.get(PARTICIPANTS_PATH, async (request) => {
     const query = parseInput(listQuerySchema, request.query, 'query');
     const list = await participants.list(query.status ? { status: query.status } : {});
-    return ok(list.map(participantJson));
+    // One at a time: a web-chat participant without a link yet gets one issued (a write).
+    const listed = [];
+    for (const participant of list) listed.push(await withChatUrl(participant));
+    return ok(listed);
   });
 
   app.get(`${PARTICIPANTS_PATH}/:id`, async (request) =>
@@ -72,7 +86,7 @@ export function registerParticipantRoutes(
       ...defined(details),
       ...(status !== undefined ? { status } : {}),
     });
-    return ok(participantJson(updated), 'Participant updated');
+    return ok(await withChatUrl(updated), 'Participant updated');
   });
 
   app.delete(`${PARTICIPANTS_PATH}/:id`, async (request) => {

@@ -18,8 +18,8 @@ export interface ImportOutcome {
   /** False when invalid rows stopped the import (nothing enrolled). */
   applied: boolean;
   totalRows: number;
-  /** Valid rows: enrolled, or that would be enrolled in a dry run. */
-  enrolled: { row: number; participantId: string | null; phoneNumber: string }[];
+  /** Valid rows: enrolled, or that would be enrolled in a dry run (`channel`: empty for the default one). */
+  enrolled: { row: number; participantId: string | null; phoneNumber: string; channel: string }[];
   skipped: { row: number; phoneNumber: string; participantId: string; reason: string }[];
   errors: ImportRowError[];
   greetings: { queued: number; ratePerMinute: number; firstAt: string | null; lastAt: string | null };
@@ -80,6 +80,7 @@ export function createImportService(options: {
           row: row.row,
           participantId: null,
           phoneNumber: row.phoneNumber,
+          channel: row.channel ?? '',
         }));
         return outcome;
       }
@@ -101,7 +102,12 @@ export function createImportService(options: {
             { greet: false, source: 'import' },
           );
           ids.push(participant.id);
-          outcome.enrolled.push({ row: row.row, participantId: participant.id, phoneNumber: participant.phoneNumber });
+          outcome.enrolled.push({
+            row: row.row,
+            participantId: participant.id,
+            phoneNumber: participant.phoneNumber,
+            channel: participant.channel,
+          });
         } catch (error) {
           // Enrolled meanwhile by someone else (the unique phone index): skipped, like a re-run.
           if (error instanceof AppError && error.code === 'conflict') {
@@ -138,8 +144,14 @@ export function createImportService(options: {
   };
 }
 
-/** The JSON both the API and the CLI print. */
-export function importOutcomeJson(outcome: ImportOutcome): Record<string, unknown> {
+/**
+ * The JSON both the API and the CLI print; `chatUrls` (participant id → link) adds `chat_url` to the enrolled rows of
+ * web-chat participants.
+ */
+export function importOutcomeJson(
+  outcome: ImportOutcome,
+  chatUrls: ReadonlyMap<string, string> = new Map(),
+): Record<string, unknown> {
   return {
     dry_run: outcome.dryRun,
     partial: outcome.partial,
@@ -149,6 +161,7 @@ export function importOutcomeJson(outcome: ImportOutcome): Record<string, unknow
       row: row.row,
       participant_id: row.participantId,
       phone_number: row.phoneNumber,
+      ...(row.participantId && chatUrls.has(row.participantId) ? { chat_url: chatUrls.get(row.participantId) } : {}),
     })),
     skipped: outcome.skipped.map((row) => ({
       row: row.row,
