@@ -10,12 +10,14 @@ import { WEB_CHAT_CHANNEL } from '../channels/web-chat/web-chat-channel.ts';
 import { AppError } from '../domain/errors.ts';
 import type { Participant } from '../domain/participant.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
+import { canonicalTimeZone } from '../scheduling/schedule-time.ts';
 import type { Store } from '../store/store.ts';
 import { html } from './html.ts';
 import type { LiveTranscripts } from './live-transcript.ts';
 import { addPageSecurityHeaders } from './page-security.ts';
 import { chatEntry } from './transcript-view.ts';
 import type { WebChatLinks } from './web-chat-links.ts';
+import { FALLBACK_TIME_ZONE } from './zoned-time.ts';
 
 const MAX_MESSAGE_LENGTH = 4000;
 
@@ -25,6 +27,14 @@ export interface ChatRoutesOptions {
   inbound: Pick<InboundService, 'receive'>;
   links: WebChatLinks;
   live: (app: FastifyInstance) => LiveTranscripts;
+}
+
+/**
+ * The zone the chat shows times in: the participant's own, when the study knows it. Otherwise undefined: the page's
+ * script shows them in the browser's zone (where the participant is), UTC until it has run.
+ */
+function chatTimeZone(participant: Participant): string | undefined {
+  return participant.timezone ? canonicalTimeZone(participant.timezone) : undefined;
 }
 
 function notFound(reply: FastifyReply): FastifyReply {
@@ -67,11 +77,12 @@ export function createChatRoutes(options: ChatRoutesOptions): FastifyPluginAsync
       const participantId = participant.id;
       const transcript = await store.transcript.list(participantId, { limit: 200 });
       const lastId = transcript.at(-1)?.id ?? 0;
+      const timeZone = chatTimeZone(participant);
       const page = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">
 <title>Your coach</title><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>
 <body class="chat-page"><main><h1>Hi${participant.name ? ` ${participant.name}` : ''}! Chat with your coach</h1>
-<ol id="chat" class="chat" aria-live="polite" data-live="/chat/${token}/live?after=${lastId}" data-send="/chat/${token}/messages">${transcript.map((entry) => chatEntry(entry))}</ol>
+<ol id="chat" class="chat" aria-live="polite" data-live="/chat/${token}/live?after=${lastId}" data-send="/chat/${token}/messages" data-time-zone="${timeZone ?? ''}">${transcript.map((entry) => chatEntry(entry, timeZone ?? FALLBACK_TIME_ZONE))}</ol>
 <p id="chat-closed" class="error" role="alert" hidden>This chat has closed. Reload the page; if the link no longer works, ask the study team for a new one.</p>
 <form id="chat-form"><label for="chat-input">Your message</label><textarea id="chat-input" name="text" rows="2" required maxlength="${MAX_MESSAGE_LENGTH}"></textarea><button type="submit">Send</button></form>
 </main><script src="/dashboard/assets/chat.js" defer></script></body></html>`;
@@ -87,13 +98,14 @@ export function createChatRoutes(options: ChatRoutesOptions): FastifyPluginAsync
       if (!participant) return notFound(reply);
       const participantId = participant.id;
       const after = Number((request.query as { after?: string }).after ?? 0) || 0;
+      const timeZone = chatTimeZone(participant) ?? FALLBACK_TIME_ZONE;
       live.stream(reply, {
         key: participantId,
         stillAllowed: async () => (await links.resolve(token)) === participantId,
         afterId: after,
         list: async (afterId) =>
           (await store.transcript.list(participantId, { limit: 200 })).filter((entry) => entry.id > afterId),
-        render: (entry) => chatEntry(entry)?.value ?? '',
+        render: (entry) => chatEntry(entry, timeZone)?.value ?? '',
       });
     });
 

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthThrottle } from '../api/auth-throttle.ts';
-import { WEB_CHAT_CHANNEL } from '../channels/web-chat/web-chat-channel.ts';
 import { ConversationState } from '../domain/conversation-state.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
@@ -18,16 +17,18 @@ import { type ImportService, importSummary } from '../research/import/import-ser
 import { type Clock, isManualClock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { Store } from '../store/store.ts';
-import { deletePage, enrollPage, layout, loginPage, type PageContext, participantPage } from './dashboard-pages.ts';
+import { deletePage, enrollPage, layout, loginPage, type PageContext } from './dashboard-pages.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';
 import { createDashboardSessions } from './dashboard-session.ts';
 import { html } from './html.ts';
 import type { LiveTranscripts } from './live-transcript.ts';
 import { registerOverviewRoutes } from './overview-routes.ts';
 import { addPageSecurityHeaders } from './page-security.ts';
+import { registerParticipantPageRoutes } from './participant-routes.ts';
 import { registerRosterRoutes } from './roster-routes.ts';
 import { dashboardEntry } from './transcript-view.ts';
 import type { WebChatLinks } from './web-chat-links.ts';
+import { FALLBACK_TIME_ZONE, participantTimeZone } from './zoned-time.ts';
 
 /**
  * The stylesheet and scripts, from the source tree whether this module runs from `src/`, from the compiled `dist/` or
@@ -191,36 +192,22 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
 
     registerRosterRoutes(app, options, kit);
 
-    app.get('/dashboard/participants/:id', publicRoute, async (request, reply) => {
-      const page = context(request, reply, (request.query as { done?: string }).done);
-      if (!page) return reply;
-      const { id } = request.params as { id: string };
-      const participant = await participants.get(id);
-      const [state, transcript, events] = await Promise.all([
-        participants.state(id),
-        participants.history(id, { limit: 200 }),
-        store.events.list({ participantId: id }),
-      ]);
-      const onWebChat = (participant.channel || options.channelNames[0]) === WEB_CHAT_CHANNEL;
-      const chatPath = options.chatLinks && onWebChat ? await options.chatLinks.pathFor(id) : undefined;
-      return sendPage(
-        reply,
-        participantPage(page, {
-          participant,
-          state,
-          transcript,
-          events: events.slice(-30).reverse(),
-
-          chatPath,
-        }),
-      );
-    });
+    registerParticipantPageRoutes(app, options, kit);
 
     app.get('/dashboard/participants/:id/live', publicRoute, async (request, reply) => {
       const session = sessions.current(request);
       if (sessions.protected && !session) return reply.code(401).send();
       const { id } = request.params as { id: string };
       const after = Number((request.query as { after?: string }).after ?? 0) || 0;
+      // The page's zone, once per stream: the entries it appends must read like the ones already shown.
+      const timeZone = await participants.state(id).then(
+        async (state) => participantTimeZone(await participants.get(id), state.schedules),
+        // Deleted meanwhile: the stream has nothing more to show, in whatever zone.
+        (error: unknown) => {
+          if (error instanceof AppError && error.code === 'not_found') return FALLBACK_TIME_ZONE;
+          throw error;
+        },
+      );
       // An open dashboard has no sign-out; its streams end with the server.
       const sessionId = session?.id ?? '';
       live.stream(reply, {
@@ -229,7 +216,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
         afterId: after,
         list: async (afterId) =>
           (await store.transcript.list(id, { limit: 200 })).filter((entry) => entry.id > afterId),
-        render: (entry) => dashboardEntry(entry).value,
+        render: (entry) => dashboardEntry(entry, timeZone).value,
       });
     });
 

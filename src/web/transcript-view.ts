@@ -5,12 +5,14 @@
 import { parseRecordedPoll } from '../channels/inbound-service.ts';
 import type { TranscriptEntry } from '../store/store.ts';
 import { html, type SafeHtml } from './html.ts';
+import { zonedTime } from './zoned-time.ts';
 
 /** What a participant saw or wrote. */
 const PARTICIPANT_VISIBLE = new Set(['message', 'reply', 'proactive', 'poll', 'organiser', 'notice']);
 
-function time(entry: TranscriptEntry): SafeHtml {
-  return html`<time datetime="${entry.createdAt.toISOString()}">${entry.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`;
+/** The exact instant in `datetime` (the chat page's script re-renders it in the browser's zone when asked to). */
+function time(entry: TranscriptEntry, timeZone: string): SafeHtml {
+  return html`<time datetime="${entry.createdAt.toISOString()}">${zonedTime(entry.createdAt, timeZone)}</time>`;
 }
 
 function side(entry: TranscriptEntry): 'in' | 'out' {
@@ -21,8 +23,11 @@ function pollOf(entry: TranscriptEntry) {
   return entry.kind === 'poll' && entry.outboundId ? parseRecordedPoll(entry.outboundId, entry.content) : undefined;
 }
 
-/** The latest delivery receipt of an outbound entry (`sent`, `delivered`, `failed`…); none yet: `queued`. */
-export function dashboardEntry(entry: TranscriptEntry & { delivery?: { status: string } }): SafeHtml {
+/**
+ * The latest delivery receipt of an outbound entry (`sent`, `delivered`, `failed`…); none yet: `queued`. Times in
+ * `timeZone` (the participant's; the page names it once).
+ */
+export function dashboardEntry(entry: TranscriptEntry & { delivery?: { status: string } }, timeZone: string): SafeHtml {
   const where = side(entry);
   if (entry.kind === 'tool_call' || entry.kind === 'tool_result' || entry.kind === 'debug') {
     const calls = (entry.toolCalls ?? []).map((call) => html`<pre>${call.name}(${call.arguments})</pre>`);
@@ -32,7 +37,7 @@ export function dashboardEntry(entry: TranscriptEntry & { delivery?: { status: s
         : entry.kind === 'tool_result'
           ? `tool result: ${entry.toolName ?? ''}`
           : 'debug';
-    return html`<li class="entry meta" data-entry-id="${entry.id}"><details><summary>${label} &middot; ${time(entry)}</summary>${calls}<pre>${entry.content}</pre></details></li>`;
+    return html`<li class="entry meta" data-entry-id="${entry.id}"><details><summary>${label} &middot; ${time(entry, timeZone)}</summary>${calls}<pre>${entry.content}</pre></details></li>`;
   }
   const poll = pollOf(entry);
   const delivery = entry.outboundId
@@ -41,10 +46,11 @@ export function dashboardEntry(entry: TranscriptEntry & { delivery?: { status: s
   const body = poll
     ? html`<p>${poll.question}</p><ul class="poll-options">${poll.options.map((option) => html`<li>${option}</li>`)}</ul>`
     : html`<p>${entry.content}</p>`;
-  return html`<li class="entry ${where} kind-${entry.kind}" data-entry-id="${entry.id}"><div class="bubble">${body}<footer>${entry.kind}${entry.module ? ` · ${entry.module}` : ''} &middot; ${time(entry)} ${delivery}</footer></div></li>`;
+  return html`<li class="entry ${where} kind-${entry.kind}" data-entry-id="${entry.id}"><div class="bubble">${body}<footer>${entry.kind}${entry.module ? ` · ${entry.module}` : ''} &middot; ${time(entry, timeZone)} ${delivery}</footer></div></li>`;
 }
 
-export function chatEntry(entry: TranscriptEntry): SafeHtml | undefined {
+/** Times in `timeZone`: the participant's own, else UTC until the page's script shows the browser's. */
+export function chatEntry(entry: TranscriptEntry, timeZone: string): SafeHtml | undefined {
   if (!PARTICIPANT_VISIBLE.has(entry.kind)) return undefined;
   const poll = pollOf(entry);
   const mine = entry.role === 'user';
@@ -54,5 +60,5 @@ export function chatEntry(entry: TranscriptEntry): SafeHtml | undefined {
           html`<button type="button" class="poll-option" data-poll-id="${poll.id}" data-option="${option}">${option}</button>`,
       )}</div>`
     : html`<p>${entry.content}</p>`;
-  return html`<li class="entry ${mine ? 'in' : 'out'}" data-entry-id="${entry.id}"><div class="bubble">${body}<footer>${time(entry)}</footer></div></li>`;
+  return html`<li class="entry ${mine ? 'in' : 'out'}" data-entry-id="${entry.id}"><div class="bubble">${body}<footer>${time(entry, timeZone)}</footer></div></li>`;
 }

@@ -5,6 +5,23 @@
   const input = document.getElementById('chat-input');
   const seen = new Set([...list.querySelectorAll('[data-entry-id]')].map((node) => node.dataset.entryId));
   const scroll = () => window.scrollTo(0, document.body.scrollHeight);
+  // Times come in the participant's zone when the study knows it; otherwise in UTC, shown here in the browser's zone
+  // (where the participant is), in the server's format: "Tue 3 Mar, 08:50".
+  const browserTime = new Intl.DateTimeFormat('en-GB', {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
+  const localiseTimes = (root) => {
+    if (list.dataset.timeZone) return;
+    for (const time of root.querySelectorAll('time[datetime]')) {
+      time.textContent = browserTime.format(new Date(time.getAttribute('datetime')));
+    }
+  };
+  localiseTimes(list);
 
   const source = new EventSource(list.dataset.live);
   source.addEventListener('message', (event) => {
@@ -13,6 +30,7 @@
     const item = holder.content.firstElementChild;
     if (!item || seen.has(item.dataset.entryId)) return;
     seen.add(item.dataset.entryId);
+    localiseTimes(item);
     list.append(item);
     scroll();
   });
