@@ -92,6 +92,7 @@ import { createToolRegistry } from './tools/tool-registry.ts';
 import { createTransitionStateTool } from './tools/transition-state-tool.ts';
 import { createChatRoutes } from './web/chat-routes.ts';
 import { createDashboardRoutes } from './web/dashboard-routes.ts';
+import { createDashboardSessions } from './web/dashboard-session.ts';
 import { createLiveTranscripts } from './web/live-transcript.ts';
 import { createWebChatLinks } from './web/web-chat-links.ts';
 
@@ -623,9 +624,17 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   whatsappWebChannel?.attachInbound(inbound);
   // One budget of wrong tokens per address for the API and the dashboard's sign-in: both take the API token.
   const authThrottle = createAuthThrottle(options.wallClock ? { now: options.wallClock } : {});
+  // The dashboard's sign-ins: its pages check them, and the API accepts them on the reads it marks (exports, stats).
+  const dashboardSessions = createDashboardSessions({
+    apiToken: config.api.token,
+    idleTimeoutMs: config.dashboard.sessionIdleTimeoutMs,
+    publicUrl: config.publicUrl,
+    ...(options.wallClock ? { now: options.wallClock } : {}),
+  });
   const server = createApiServer({
     config,
     authThrottle,
+    dashboardSignedIn: (request) => dashboardSessions.current(request)?.signedIn === true,
     chatUrlFor,
     store,
     participants,
@@ -671,11 +680,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // The dashboard always; the participant chat pages when the web-chat channel is on.
   void server.register(
     createDashboardRoutes({
-      apiToken: config.api.token,
-      sessionIdleTimeoutMs: config.dashboard.sessionIdleTimeoutMs,
-      publicUrl: config.publicUrl,
+      sessions: dashboardSessions,
       authThrottle,
-      ...(options.wallClock ? { now: options.wallClock } : {}),
+      exportPseudonymKeySet: config.research.exportPseudonymKey !== undefined,
       store,
       participants,
       imports,

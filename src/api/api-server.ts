@@ -6,7 +6,12 @@
  * (`error-handler.ts`), authentication (`auth.ts`), validation (`validation.ts`).
  */
 
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyRequest,
+} from 'fastify';
 import type { Config } from '../config.ts';
 import type { Participant } from '../domain/participant.ts';
 import type { LlmHealth } from '../llm/circuit-breaker-llm.ts';
@@ -55,6 +60,11 @@ export interface ApiServerOptions {
   llmHealth?: () => LlmHealth;
   /** Wrong API tokens per client address; shared with the dashboard's sign-in. Default: one of this server's own. */
   authThrottle?: AuthThrottle;
+  /**
+   * Whether a request carries a signed-in dashboard session: the reads marked `dashboardSession` (exports, stats)
+   * accept it instead of the API token (auth.ts).
+   */
+  dashboardSignedIn?: ((request: FastifyRequest) => boolean) | undefined;
 }
 
 export function createApiServer(options: ApiServerOptions): FastifyInstance {
@@ -78,7 +88,11 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   registerErrorHandling(app, log);
   registerShutdownRefusal(app);
   if (options.store.durable) registerDurableResponses(app, options.store.durable);
-  registerAuth(app, config.api.token, options.authThrottle ?? createAuthThrottle());
+  registerAuth(app, {
+    token: config.api.token,
+    throttle: options.authThrottle ?? createAuthThrottle(),
+    dashboardSignedIn: options.dashboardSignedIn,
+  });
   app.addHook('onListen', async () => {
     warnIfUnprotected({ host: config.api.host, token: config.api.token, log });
   });

@@ -94,6 +94,12 @@ export function buildOpenApiDocument(options: { version: string }): JsonObject {
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'PROMPTPIPE_API_TOKEN, when set' },
+        dashboardSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'promptpipe_session',
+          description: 'a signed-in dashboard session: accepted instead of the token by the exports and /stats only',
+        },
         webhookSignature: {
           type: 'apiKey',
           in: 'header',

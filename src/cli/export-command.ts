@@ -71,7 +71,9 @@ export async function runExport(
   // Every option is checked before the database is opened or a file is created.
   const format = parseFormat(options.format);
   const filter = exportFilter({ participants: options.participant, since: options.since });
-  const pseudonymizer = options.pseudonymize ? createPseudonymizer(config.research.exportPseudonymKey) : undefined;
+  const pseudonymizer = options.pseudonymize
+    ? createPseudonymizer(config.research.exportPseudonymKey, { requestedBy: '--pseudonymize' })
+    : undefined;
   const store = await dependencies.openStore(config, dependencies.log);
   try {
     const progress = progressBar(dependencies.stderr);

@@ -121,6 +121,7 @@ export function researchOpenApiPaths(): JsonObject {
       get: {
         tags: ['research'],
         summary: 'Export one table, streamed (same columns as `promptpipe export`; see codebook.md)',
+        security: [{ bearerAuth: [] }, { dashboardSession: [] }],
         parameters: [
           { name: 'file', in: 'path', required: true, schema: { type: 'string', enum: files } },
           ...queryParameters(exportQuerySchema),
@@ -190,6 +191,7 @@ export function researchOpenApiPaths(): JsonObject {
       get: {
         tags: ['research'],
         summary: 'Study statistics over the range and per UTC day',
+        security: [{ bearerAuth: [] }, { dashboardSession: [] }],
         parameters: queryParameters(statsQuerySchema),
         responses: {
           '200': ok('Statistics', {

@@ -19,7 +19,8 @@ import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { Store } from '../store/store.ts';
 import { deletePage, enrollPage, layout, loginPage, type PageContext } from './dashboard-pages.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';
-import { createDashboardSessions } from './dashboard-session.ts';
+import type { DashboardSessions } from './dashboard-session.ts';
+import { registerExportPageRoutes } from './export-page-routes.ts';
 import { html } from './html.ts';
 import type { LiveTranscripts } from './live-transcript.ts';
 import { registerOverviewRoutes } from './overview-routes.ts';
@@ -38,15 +39,12 @@ import { FALLBACK_TIME_ZONE, participantTimeZone } from './zoned-time.ts';
 const ASSETS = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'web', 'assets', '/'));
 
 export interface DashboardOptions {
-  apiToken: string | undefined;
-  /** `DASHBOARD_SESSION_IDLE_TIMEOUT`. */
-  sessionIdleTimeoutMs: number;
-  /** `PROMPTPIPE_PUBLIC_URL`: https makes the session cookie `Secure`. */
-  publicUrl: string | undefined;
+  /** The sign-ins; the composition root shares them with the API, whose exports accept them (auth.ts). */
+  sessions: DashboardSessions;
   /** Wrong sign-in tokens per client address; the API's bearer tokens count against the same one. */
   authThrottle: AuthThrottle;
-  /** Wall-clock milliseconds for session expiry (default `Date.now`); not the study clock. */
-  now?: () => number;
+  /** Whether `EXPORT_PSEUDONYM_KEY` is set: the export page offers pseudonymised files only then. */
+  exportPseudonymKeySet: boolean;
   store: Store;
   participants: ParticipantService;
   /** Bulk enrolment: the same validation, pacing and report as the API and the CLI. */
@@ -68,12 +66,7 @@ function parseForm(body: string): Form {
 
 export function createDashboardRoutes(options: DashboardOptions): FastifyPluginAsync {
   const { store, participants, clock, runner } = options;
-  const sessions = createDashboardSessions({
-    apiToken: options.apiToken,
-    idleTimeoutMs: options.sessionIdleTimeoutMs,
-    publicUrl: options.publicUrl,
-    ...(options.now ? { now: options.now } : {}),
-  });
+  const { sessions } = options;
   let advancing: Promise<unknown> = Promise.resolve();
 
   return async (app) => {
@@ -332,6 +325,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
     );
 
     registerOverviewRoutes(app, options, kit);
+    registerExportPageRoutes(app, options, kit);
 
     app.post(
       '/dashboard/clock',

@@ -21,14 +21,17 @@ export interface ExportRouteOptions {
 const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', jsonl: 'application/x-ndjson; charset=utf-8' } as const;
 
 export function registerExportRoutes(app: FastifyInstance, options: ExportRouteOptions): void {
-  app.get('/export/:file', async (request, reply) => {
+  // The dashboard's export page links here: a signed-in session may download as well as the API token (auth.ts).
+  app.get('/export/:file', { config: { dashboardSession: true } }, async (request, reply) => {
     const { file } = parseInput(exportParamsSchema, request.params, 'path');
     const query = parseInput(exportQuerySchema, request.query, 'query');
     const [name, extension] = file.split('.') as [ExportTableName, string];
     const format = parseFormat(extension);
     const participants = query.participant === undefined ? [] : [query.participant].flat();
     const filter = exportFilter({ participants, since: query.since });
-    const pseudonymizer = isTrue(query.pseudonymize) ? createPseudonymizer(options.pseudonymKey) : undefined;
+    const pseudonymizer = isTrue(query.pseudonymize)
+      ? createPseudonymizer(options.pseudonymKey, { requestedBy: 'pseudonymize=true' })
+      : undefined;
     const stream = tableStream(
       exportTable(name),
       {

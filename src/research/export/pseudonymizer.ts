@@ -1,5 +1,5 @@
 /**
- * `--pseudonymize`: phone numbers become a keyed hash (HMAC-SHA-256 with `EXPORT_PSEUDONYM_KEY`, first 16 hex
+ * Pseudonymised exports (`export --pseudonymize`, `GET /export/…?pseudonymize=true`): phone numbers become a keyed hash (HMAC-SHA-256 with `EXPORT_PSEUDONYM_KEY`, first 16 hex
  * characters, prefixed `pn_`), names are dropped, free text is kept. The same key gives the same pseudonym in every
  * export, so exports can be joined; without the key a pseudonym cannot be reversed or recomputed.
  */
@@ -16,9 +16,17 @@ export interface Pseudonymizer {
 const PHONE_KEYS = new Set(['to', 'from', 'from_phone', 'phone', 'phone_number', 'phoneNumber']);
 const NAME_KEYS = new Set(['name']);
 
-export function createPseudonymizer(key: string | undefined): Pseudonymizer {
+/**
+ * `requestedBy` names how the caller asked, in its own words (`--pseudonymize` on the command line,
+ * `pseudonymize=true` over HTTP), so that the error when the key is missing points at what the reader typed.
+ */
+export function createPseudonymizer(key: string | undefined, options: { requestedBy?: string } = {}): Pseudonymizer {
   if (!key) {
-    throw new AppError('invalid_input', '--pseudonymize needs EXPORT_PSEUDONYM_KEY (the secret key of the phone hash)');
+    const asked = options.requestedBy ?? 'pseudonymising';
+    throw new AppError(
+      'invalid_input',
+      `${asked} needs EXPORT_PSEUDONYM_KEY (the secret key of the phone hash), which this server does not have`,
+    );
   }
   const phone = (phoneNumber: string): string =>
     phoneNumber === '' ? '' : `pn_${createHmac('sha256', key).update(phoneNumber, 'utf8').digest('hex').slice(0, 16)}`;

@@ -1,0 +1,58 @@
+/**
+ * The one rule by which the API accepts the dashboard's session: on GET/HEAD routes marked `dashboardSession`, a
+ * signed-in session instead of the bearer token; marking a state-changing route is refused when it is registered.
+ */
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { registerAuth } from '../../src/api/auth.ts';
+import { createAuthThrottle } from '../../src/api/auth-throttle.ts';
+
+const TOKEN = 'session-rule-token';
+let app: FastifyInstance | undefined;
+
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+/** "Signed in" is a header here: what matters is the rule, not how sessions are kept (dashboard-session.ts). */
+const signedIn = (request: FastifyRequest) => request.headers['x-test-session'] === 'signed-in';
+
+function server(): FastifyInstance {
+  const instance = Fastify();
+  registerAuth(instance, { token: TOKEN, throttle: createAuthThrottle(), dashboardSignedIn: signedIn });
+  return instance;
+}
+
+describe('dashboardSession routes', () => {
+  it('accept a signed-in session or the token on a marked read, and only the token elsewhere', async () => {
+    app = server();
+    app.get('/marked', { config: { dashboardSession: true } }, async () => 'data');
+    app.get('/unmarked', async () => 'data');
+    const call = (url: string, headers: Record<string, string>, method: 'GET' | 'HEAD' = 'GET') =>
+      (app as FastifyInstance).inject({ method, url, headers }).then((response) => response.statusCode);
+
+    expect(await call('/marked', { 'x-test-session': 'signed-in' })).toBe(200);
+    expect(await call('/marked', { 'x-test-session': 'signed-in' }, 'HEAD')).toBe(200);
+    expect(await call('/marked', { authorization: `Bearer ${TOKEN}` })).toBe(200);
+    expect(await call('/marked', {})).toBe(401);
+    expect(await call('/marked', { 'x-test-session': 'anonymous' })).toBe(401);
+    expect(await call('/unmarked', { 'x-test-session': 'signed-in' })).toBe(401);
+    expect(await call('/unmarked', { authorization: `Bearer ${TOKEN}` })).toBe(200);
+  });
+
+  it('refuses to mark a state-changing route', async () => {
+    app = server();
+    expect(() => app?.post('/write', { config: { dashboardSession: true } }, async () => 'written')).toThrow(
+      'POST /write: only GET and HEAD routes may accept the dashboard session',
+    );
+    expect(() =>
+      app?.route({
+        method: ['GET', 'DELETE'],
+        url: '/mixed',
+        config: { dashboardSession: true },
+        handler: async () => 'gone',
+      }),
+    ).toThrow('DELETE /mixed');
+  });
+});
