@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import { researchOpenApiPaths } from '../research/research-openapi.ts';
-import { originalApiOpenApiPaths } from './routes/original/original-openapi.ts';
 import {
   clockBodySchema,
   clockResultSchema,
@@ -285,7 +284,6 @@ export function buildOpenApiDocument(options: { version: string }): JsonObject {
         },
       },
       ...researchOpenApiPaths(),
-      ...originalApiOpenApiPaths(),
     },
   };
 }
