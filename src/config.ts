@@ -9,6 +9,7 @@ import { parseDuration } from './domain/duration.ts';
 import { AppError } from './domain/errors.ts';
 import { canonicalLanguageTag } from './domain/language.ts';
 import { TOOL_PROTOCOLS, ToolProtocol } from './llm/text-tool-protocol.ts';
+import { type OriginalSchedule, parseCronSchedule } from './original/original-schedule.ts';
 import type { SqliteSynchronous } from './store/sqlite/sqlite-store.ts';
 
 export interface Config {
@@ -115,6 +116,8 @@ export interface Config {
   };
   /** `DEFAULT_LANGUAGE` (canonical BCP 47 tag) and `MESSAGE_CATALOGUE_DIR` (a study's own catalogues). */
   language: { defaultLanguage: string; catalogueDir: string | undefined };
+  /** The original PromptPipe's API (docs/api.md): `DEFAULT_SCHEDULE`, for `POST /schedule` without a schedule. */
+  originalApi: { defaultSchedule: OriginalSchedule | undefined };
   /** Several instances on one PostgreSQL (docs/deployment.md). */
   cluster: {
     /** `PROMPTPIPE_INSTANCE_ID`: names this process in /health, logs and job leases. Default hostname-pid. */
@@ -463,6 +466,7 @@ export function loadConfig(env: Environment): Config {
       broadcastRate: read.number('BROADCAST_RATE', 30, (n) => n > 0, 'a positive number (per minute)'),
     },
     language: { defaultLanguage: defaultLanguage ?? 'en', catalogueDir: read.string('MESSAGE_CATALOGUE_DIR') },
+    originalApi: { defaultSchedule: readDefaultSchedule(read) },
   };
   for (const [name, value] of [
     ['PROMPTPIPE_JOB_LEASE', config.cluster.jobLeaseMs],
@@ -483,6 +487,15 @@ export function loadConfig(env: Environment): Config {
     });
   }
   return deepFreeze(config);
+}
+
+/** `DEFAULT_SCHEDULE`: five cron-like fields, `minute hour day month weekday` (UTC), as in the original. */
+function readDefaultSchedule(read: ConfigReader): OriginalSchedule | undefined {
+  const text = read.string('DEFAULT_SCHEDULE');
+  if (text === undefined) return undefined;
+  const parsed = parseCronSchedule(text);
+  if ('problem' in parsed) read.problems.push(`DEFAULT_SCHEDULE ${parsed.problem}`);
+  return 'schedule' in parsed ? parsed.schedule : undefined;
 }
 
 /** Why `value` is not an absolute http(s) base URL, or undefined when it is one. */

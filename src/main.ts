@@ -62,6 +62,9 @@ import { createUnavailableLlm, LLM_NOT_CONFIGURED_MESSAGE } from './llm/unavaila
 import { withEventMetrics } from './observability/event-metrics-store.ts';
 import type { Log } from './observability/log.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { createScheduleHandler, ORIGINAL_SCHEDULE_JOB } from './original/original-schedule-jobs.ts';
+import { createOriginalSender } from './original/original-sender.ts';
+import { createOriginalTimers } from './original/original-timers.ts';
 import { createParticipantService, type ParticipantService } from './participants/participant-service.ts';
 import {
   BROADCAST_MESSAGE_JOB,
@@ -555,6 +558,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     defaultLanguage: config.language.defaultLanguage,
     messages,
   });
+  // The original PromptPipe's API: its prompts go out like organiser messages, its schedules are durable jobs.
+  const originalSender = createOriginalSender({ store, participants, messenger, llm, lock, clock, log });
+  runner.register(
+    ORIGINAL_SCHEDULE_JOB,
+    createScheduleHandler({ store, sender: originalSender, clock, newId, log, onJobEnqueued: notifyRunner }),
+  );
   // Greetings of bulk imports run without the participant lock: greeting takes it itself.
   runner.register(ENROLL_GREETING_JOB, createGreetingHandler(flow), { lock: false });
   const imports = createImportService({
@@ -675,6 +684,17 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       broadcasts: { service: broadcasts, ratePerMinute: config.research.broadcastRate },
     },
     instanceId: config.cluster.instanceId,
+    originalApi: {
+      store,
+      sender: originalSender,
+      timers: createOriginalTimers({ store, lock, clock }),
+      clock,
+      newId,
+      defaultCountry: config.conversation.defaultCountry,
+      defaultSchedule: config.originalApi.defaultSchedule,
+      llmConfigured: llmConfigured(config),
+      onJobEnqueued: notifyRunner,
+    },
   });
 
   // The dashboard always; the participant chat pages when the web-chat channel is on.

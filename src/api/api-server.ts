@@ -28,6 +28,7 @@ import { failure } from './envelope.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { handleClientError, handleFrameworkError, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { registerAdminRoutes } from './routes/admin-routes.ts';
+import { type OriginalApiOptions, registerOriginalApiRoutes } from './routes/original/original-routes.ts';
 import { registerParticipantRoutes } from './routes/participant-routes.ts';
 import { type ResearchRouteOptions, registerResearchRoutes } from './routes/research-routes.ts';
 import { registerSystemRoutes } from './routes/system-routes.ts';
@@ -58,6 +59,8 @@ export interface ApiServerOptions {
   instanceId?: string;
   /** The model's state for `/health` (`llm`): degraded while calls fail or back off; the server stays healthy. */
   llmHealth?: () => LlmHealth;
+  /** The original PromptPipe's API (`/send`, `/schedule`, `/receipts`, `/response(s)`, `/timers`). */
+  originalApi?: OriginalApiOptions;
   /** Wrong API tokens per client address; shared with the dashboard's sign-in. Default: one of this server's own. */
   authThrottle?: AuthThrottle;
   /**
@@ -114,6 +117,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   });
   registerAdminRoutes(app, { clock: options.clock, runner: options.runner });
   if (options.research) registerResearchRoutes(app, { ...options.research, chatUrlFor: options.chatUrlFor });
+  if (options.originalApi) registerOriginalApiRoutes(app, options.originalApi);
   for (const routes of options.channelRoutes ?? []) void app.register(routes);
   return app;
 }

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { researchOpenApiPaths } from '../research/research-openapi.ts';
+import { originalApiOpenApiPaths } from './routes/original/original-openapi.ts';
 import {
   clockBodySchema,
   clockResultSchema,
@@ -284,6 +285,7 @@ export function buildOpenApiDocument(options: { version: string }): JsonObject {
         },
       },
       ...researchOpenApiPaths(),
+      ...originalApiOpenApiPaths(),
     },
   };
 }

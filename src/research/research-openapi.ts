@@ -1,5 +1,6 @@
 /** The OpenAPI paths of the research endpoints (export, bulk import, broadcasts, statistics). */
 import { z } from 'zod';
+import { originalStatsJsonSchema } from '../api/routes/original/original-openapi.ts';
 import { EXPORT_FORMATS, EXPORT_TABLES } from './export/export-types.ts';
 import { IMPORT_COLUMNS } from './import/import-input.ts';
 import { broadcastBodySchema, exportQuerySchema, importQuerySchema, statsQuerySchema } from './research-schemas.ts';
@@ -202,6 +203,8 @@ export function researchOpenApiPaths(): JsonObject {
               participants: { type: 'object' },
               totals: figures,
               days: { type: 'array', items: figures },
+              // The original PromptPipe's figures (docs/api.md, "The original API").
+              ...(originalStatsJsonSchema()['properties'] as Record<string, unknown>),
             },
           }),
           ...COMMON,

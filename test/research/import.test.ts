@@ -155,6 +155,71 @@ describe('POST /conversation/participants/import', () => {
     expect(await started.app.store.participants.count()).toBe(0);
   });
 
+  it('reads a body without a content type (or a generic one) as JSON when it starts with [ or {, else as CSV', async () => {
+    const send = async (payload: string | Buffer, headers: Record<string, string> = {}) => {
+      const response = await started.app.server.inject({
+        method: 'POST',
+        url: '/conversation/participants/import?dry_run=true',
+        headers,
+        payload,
+      });
+      return { status: response.statusCode, body: response.json() };
+    };
+    const csv = await send(Buffer.from(GOOD));
+    expect(csv.status, JSON.stringify(csv.body)).toBe(200);
+    expect(csv.body.result.enrolled).toHaveLength(2);
+    const json = await send(Buffer.from(`\uFEFF  [{"phone_number": "+15550100001"}]`));
+    expect(json.status, JSON.stringify(json.body)).toBe(200);
+    expect(json.body.result.enrolled).toHaveLength(1);
+    // curl --data-binary's default type, and text/plain: what clients send bytes with when not told otherwise.
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain; charset=utf-8']) {
+      const typed = await send(GOOD, { 'content-type': type });
+      expect(typed.status, `${type}: ${JSON.stringify(typed.body)}`).toBe(200);
+      expect(typed.body.result.enrolled).toHaveLength(2);
+    }
+    const broken = await send(Buffer.from('[{"phone_number": '));
+    expect(broken.status).toBe(400);
+    expect(broken.body.message).toMatch(/starts like JSON but is not valid JSON/);
+
+    const other = await send('<participants/>', { 'content-type': 'application/xml' });
+    expect(other.status).toBe(415);
+    expect(other.body).toMatchObject({ status: 'error', message: expect.stringContaining('application/xml') });
+    expect(other.body.message).toMatch(/text\/csv .*application\/json/);
+    expect(await started.app.store.participants.count()).toBe(0);
+  });
+
+  it('counts rows in CSV errors as everywhere else (1 = the first row after the header), not lines', async () => {
+    const cases: [string, RegExp][] = [
+      // A quoted field over two lines and an empty line: the broken row is the 2nd row, on line 5.
+      [
+        'phone_number,name\n+15550100001,"Ada\nLovelace"\n\n+15550100002,B"ob\n',
+        /^the file is not valid CSV: row 2: a quote inside a field that does not start with one/,
+      ],
+      [
+        'phone_number,name\n+15550100001,"Ada\nLovelace"\n+15550100002,Bob,extra\n',
+        /^the file is not valid CSV: row 2: not as many fields as the header has columns$/,
+      ],
+      ['phone_number,name\n+15550100001,"Ada"x\n', /^the file is not valid CSV: row 1: text after the closing quote/],
+      ['phone_number,name\n+15550100001,Ada\n+15550100002,"Bob\n', /row 2: a quoted field is never closed$/],
+      ['phone_number,"na"me\n+15550100001,Ada\n', /^the file is not valid CSV: the header row: text after/],
+    ];
+    for (const [payload, message] of cases) {
+      const { status, body } = await importCsv(payload);
+      expect(status, payload).toBe(400);
+      expect(body.message, payload).toMatch(message);
+      expect(body.message, payload).not.toMatch(/line \d/);
+    }
+  });
+
+  it('reports wrong columns and invalid CSV together, the columns first', async () => {
+    const { status, body } = await importCsv('phone_number,first_name\n+15550100001,"Ada"x\n+15550100002,Bob\n');
+    expect(status).toBe(400);
+    expect(body.message).toMatch(
+      /^wrong columns: unknown column\(s\) "first_name"\. Expected columns: .*; and the file is not valid CSV: row 1: /,
+    );
+    expect(await started.app.store.participants.count()).toBe(0);
+  });
+
   it('accepts a JSON array with the same validation', async () => {
     const response = await started.app.server.inject({
       method: 'POST',

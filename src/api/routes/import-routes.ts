@@ -1,10 +1,17 @@
 /**
  * `POST /conversation/participants/import`: a `text/csv` body or a JSON array of participants; `?partial=true`
  * enrolls the valid rows even when others are invalid, `?dry_run=true` only validates. Invalid rows without
- * `partial` answer 400 with every row error in `result.errors` and enroll nobody.
+ * `partial` answer 400 with every row error in `result.errors` and enroll nobody. A body without a content type (or
+ * with a generic one) is read as JSON when it starts with `[` or `{`, else as CSV; any other type is a 415 naming the
+ * two accepted ones.
  */
-import type { FastifyInstance } from 'fastify';
-import { readCsvImport, readJsonImport } from '../../research/import/import-input.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  type ImportRow,
+  readCsvImport,
+  readJsonImport,
+  readUntypedImport,
+} from '../../research/import/import-input.ts';
 import {
   type ImportOutcome,
   type ImportService,
@@ -17,6 +24,26 @@ import { parseInput } from '../validation.ts';
 import type { ChatUrlFor } from './participant-routes.ts';
 
 export const IMPORT_PATH = '/conversation/participants/import';
+
+const CSV_TYPES = ['text/csv', 'application/csv'];
+/** Types that say nothing about the body: what HTTP clients send bytes with when not told otherwise. */
+const UNTYPED = ['', 'text/plain', 'application/octet-stream', 'application/x-www-form-urlencoded'];
+
+/** The rows of the body, read as its content type says (JSON bodies arrive parsed, the others as bytes). */
+function rowsOf(request: FastifyRequest): ImportRow[] {
+  if (!Buffer.isBuffer(request.body)) return readJsonImport(request.body);
+  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (CSV_TYPES.includes(mediaType)) return readCsvImport(request.body);
+  if (UNTYPED.includes(mediaType)) return readUntypedImport(request.body);
+  // A 4xx with a status and no code: the error handler sends its message as it is.
+  throw Object.assign(
+    new Error(
+      `Content-Type ${mediaType.slice(0, 100)} is not supported here; send the participants as text/csv ` +
+        '(a header row, then one row per participant) or application/json (an array of objects)',
+    ),
+    { statusCode: 415 },
+  );
+}
 
 /** The chat links of the web-chat participants the import enrolled, by participant id. */
 async function chatUrlsOf(outcome: ImportOutcome, chatUrlFor: ChatUrlFor | undefined): Promise<Map<string, string>> {
@@ -34,21 +61,26 @@ export function registerImportRoutes(
   app: FastifyInstance,
   options: { imports: ImportService; chatUrlFor?: ChatUrlFor | undefined },
 ): void {
-  // CSV bodies arrive as bytes, so non-UTF-8 files are recognised rather than silently mangled.
-  app.addContentTypeParser(['text/csv', 'application/csv'], { parseAs: 'buffer' }, (_request, body, done) => {
-    done(null, body);
-  });
-
-  app.post(IMPORT_PATH, async (request, reply) => {
-    const query = parseInput(importQuerySchema, request.query, 'query');
-    const rows = Buffer.isBuffer(request.body) ? readCsvImport(request.body) : readJsonImport(request.body);
-    const outcome = await options.imports.run(rows, { partial: isTrue(query.partial), dryRun: isTrue(query.dry_run) });
-    const summary = importSummary(outcome);
-    const result = importOutcomeJson(outcome, await chatUrlsOf(outcome, options.chatUrlFor));
-    if (outcome.errors.length > 0 && !outcome.partial) {
-      const details = outcome.errors.map((error) => `row ${error.row} ${error.field}: ${error.problem}`).join('; ');
-      return reply.code(400).send({ status: 'error', message: `${summary}. ${details}`, result });
-    }
-    return ok(result, summary);
+  // Scoped to this route: every other one keeps refusing bodies that are not JSON.
+  void app.register(async (scope) => {
+    // CSV bodies arrive as bytes, so non-UTF-8 files are recognised rather than silently mangled; so does any other
+    // type, or none (`rowsOf` decides), and text/plain instead of Fastify's own string parser.
+    scope.removeContentTypeParser('text/plain');
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    scope.post(IMPORT_PATH, async (request, reply) => {
+      const query = parseInput(importQuerySchema, request.query, 'query');
+      const rows = rowsOf(request);
+      const outcome = await options.imports.run(rows, {
+        partial: isTrue(query.partial),
+        dryRun: isTrue(query.dry_run),
+      });
+      const summary = importSummary(outcome);
+      const result = importOutcomeJson(outcome, await chatUrlsOf(outcome, options.chatUrlFor));
+      if (outcome.errors.length > 0 && !outcome.partial) {
+        const details = outcome.errors.map((error) => `row ${error.row} ${error.field}: ${error.problem}`).join('; ');
+        return reply.code(400).send({ status: 'error', message: `${summary}. ${details}`, result });
+      }
+      return ok(result, summary);
+    });
   });
 }

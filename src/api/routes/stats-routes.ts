@@ -11,6 +11,7 @@ import { computeStudyStats } from '../../research/stats/study-stats.ts';
 import type { Store } from '../../store/store.ts';
 import { ok } from '../envelope.ts';
 import { parseInput } from '../validation.ts';
+import { originalResponseStats } from './original/record-routes.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -31,6 +32,8 @@ export function registerStatsRoutes(app: FastifyInstance, options: { store: Stor
     const from = parseBound(query.from, 'from', false);
     const to = parseBound(query.to, 'to', true);
     if (from && to && to <= from) throw new AppError('invalid_input', 'to must be after from');
-    return ok(await computeStudyStats(options.store, { from, to }));
+    const stats = await computeStudyStats(options.store, { from, to });
+    // The original PromptPipe's figures beside ours, so its scripts and dashboards keep reading them.
+    return ok({ ...stats, ...(await originalResponseStats(options.store, { from, to })) });
   });
 }

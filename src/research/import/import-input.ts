@@ -1,10 +1,12 @@
 /**
  * Reads a bulk-enrolment file into rows: a CSV file (UTF-8, header row) or a JSON array of objects. Rejects, with a
  * clear message, what cannot be a participant list at all: non-UTF-8 bytes, an empty file, a missing
- * `phone_number` column or columns that are not enrolment fields.
+ * `phone_number` column or columns that are not enrolment fields, invalid CSV. Every message counts rows as the
+ * validation does: row 1 is the first row after the header (a line number would differ as soon as a quoted field
+ * spans lines or a line is empty).
  */
 import { parse } from 'csv-parse/sync';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, errorMessage } from '../../domain/errors.ts';
 
 export const IMPORT_COLUMNS = [
   'phone_number',
@@ -24,20 +26,46 @@ export interface ImportRow {
   fields: Partial<Record<ImportColumn, string>>;
 }
 
-function checkColumns(columns: readonly string[]): void {
+/** What is wrong with the columns, or undefined. */
+function columnsProblem(columns: readonly string[]): string | undefined {
   const unknown = columns.filter((column) => !(IMPORT_COLUMNS as readonly string[]).includes(column));
   const problems: string[] = [];
   if (unknown.length > 0) problems.push(`unknown column(s) ${unknown.map((c) => `"${c}"`).join(', ')}`);
   if (!columns.includes('phone_number')) problems.push('the phone_number column is missing');
   const duplicated = columns.filter((column, index) => columns.indexOf(column) !== index);
   if (duplicated.length > 0) problems.push(`column(s) repeated: ${[...new Set(duplicated)].join(', ')}`);
-  if (problems.length > 0) {
-    throw new AppError(
-      'invalid_input',
-      `wrong columns: ${problems.join('; ')}. Expected columns: ${IMPORT_COLUMNS.join(', ')}`,
-    );
-  }
+  return problems.length > 0
+    ? `wrong columns: ${problems.join('; ')}. Expected columns: ${IMPORT_COLUMNS.join(', ')}`
+    : undefined;
 }
+
+function checkColumns(columns: readonly string[]): void {
+  const problem = columnsProblem(columns);
+  if (problem) throw new AppError('invalid_input', problem);
+}
+
+/** csv-parse's error codes in words a spreadsheet user can act on; others keep csv-parse's own text. */
+const CSV_PROBLEMS: Readonly<Record<string, string>> = {
+  CSV_INVALID_CLOSING_QUOTE: 'text after the closing quote of a field (a quote inside a quoted field is written "")',
+  INVALID_OPENING_QUOTE: 'a quote inside a field that does not start with one (quote the whole field)',
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is never closed',
+  CSV_RECORD_INCONSISTENT_FIELDS_LENGTH: 'not as many fields as the header has columns',
+};
+
+/**
+ * A csv-parse error, located by row: csv-parse counts the records it read before the failing one (the header is the
+ * first), which is the failing row's number among the rows after the header. Its own message counts lines.
+ */
+function csvProblem(error: unknown): string {
+  const { code, records } = error as { code?: unknown; records?: unknown };
+  const detail =
+    (typeof code === 'string' ? CSV_PROBLEMS[code] : undefined) ??
+    errorMessage(error).replace(/ (at|on) line \d+/g, '');
+  const where = typeof records !== 'number' ? '' : records === 0 ? 'the header row: ' : `row ${records}: `;
+  return `the file is not valid CSV: ${where}${detail}`;
+}
+
+const PARSE_OPTIONS = { skip_empty_lines: true, relax_column_count: false, trim: true } as const;
 
 /** CSV bytes → rows. */
 export function readCsvImport(bytes: Uint8Array): ImportRow[] {
@@ -50,19 +78,24 @@ export function readCsvImport(bytes: Uint8Array): ImportRow[] {
   text = text.replace(/^\uFEFF/, '');
   if (text.trim() === '')
     throw new AppError('invalid_input', 'the file is empty: expected a header row and participant rows');
-  let records: string[][];
+  // The header first, on its own: wrong columns are reported even when a row further down is not valid CSV.
+  let header: string[] | undefined;
   try {
-    records = parse(text, { skip_empty_lines: true, relax_column_count: false, trim: true }) as string[][];
+    [header] = parse(text, { ...PARSE_OPTIONS, to: 1 }) as string[][];
   } catch (error) {
-    throw new AppError(
-      'invalid_input',
-      `the file is not valid CSV: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new AppError('invalid_input', csvProblem(error));
   }
-  const [header, ...data] = records;
   if (!header) throw new AppError('invalid_input', 'the file is empty: expected a header row and participant rows');
   const columns = header.map((column) => column.trim().toLowerCase());
-  checkColumns(columns);
+  const problems = [columnsProblem(columns)];
+  let data: string[][] = [];
+  try {
+    data = (parse(text, PARSE_OPTIONS) as string[][]).slice(1);
+  } catch (error) {
+    problems.push(csvProblem(error));
+  }
+  const found = problems.filter((problem) => problem !== undefined);
+  if (found.length > 0) throw new AppError('invalid_input', found.join('; and '));
   if (data.length === 0) throw new AppError('invalid_input', 'the file has a header row but no participant rows');
   return data.map((record, index) => ({
     row: index + 1,
@@ -89,4 +122,23 @@ export function readJsonImport(body: unknown): ImportRow[] {
   });
   checkColumns([...columns]);
   return rows;
+}
+
+/**
+ * A body whose content type does not say what it is (none at all, or the generic ones HTTP clients default to): JSON
+ * when it starts with `[` or `{` (after a byte order mark and spaces), else CSV.
+ */
+export function readUntypedImport(bytes: Uint8Array): ImportRow[] {
+  const start = new TextDecoder('utf-8')
+    .decode(bytes.subarray(0, 64))
+    .replace(/^\uFEFF/, '')
+    .trimStart();
+  if (!start.startsWith('[') && !start.startsWith('{')) return readCsvImport(bytes);
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder('utf-8').decode(bytes).replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new AppError('invalid_input', `the body starts like JSON but is not valid JSON: ${errorMessage(error)}`);
+  }
+  return readJsonImport(body);
 }

@@ -194,6 +194,8 @@ export interface Database {
   whatsapp_auth: WhatsAppAuthTable;
   whatsapp_messages: WhatsAppMessagesTable;
   deliveries: DeliveriesTable;
+  recorded_responses: RecordedResponsesTable;
+  imported_receipts: ImportedReceiptsTable;
   study_clock: StudyClockTable;
 }
 
@@ -207,4 +209,23 @@ export interface DeliveriesTable {
   error_code: string | null;
   error_message: string | null;
   created_at: TimestampColumn;
+}
+
+/** Migration 021: `POST /response` records and responses imported from an original PromptPipe database. */
+export interface RecordedResponsesTable {
+  id: Generated<number>;
+  sender: string;
+  body: string;
+  participant_id: string | null;
+  received_at: TimestampColumn;
+  import_key: string | null;
+}
+
+/** Migration 021: receipts imported from an original PromptPipe database. */
+export interface ImportedReceiptsTable {
+  id: Generated<number>;
+  recipient: string;
+  status: string;
+  sent_at: TimestampColumn;
+  import_key: string;
 }
