@@ -80,7 +80,7 @@ export function createChatRoutes(options: ChatRoutesOptions): FastifyPluginAsync
       const timeZone = chatTimeZone(participant);
       const page = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">
-<title>Your coach</title><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>
+<title>Your coach</title><link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>
 <body class="chat-page"><main><h1>Hi${participant.name ? ` ${participant.name}` : ''}! Chat with your coach</h1>
 <ol id="chat" class="chat" aria-live="polite" data-live="/chat/${token}/live?after=${lastId}" data-send="/chat/${token}/messages" data-time-zone="${timeZone ?? ''}">${transcript.map((entry) => chatEntry(entry, timeZone ?? FALLBACK_TIME_ZONE))}</ol>
 <p id="chat-closed" class="error" role="alert" hidden>This chat has closed. Reload the page; if the link no longer works, ask the study team for a new one.</p>

@@ -23,12 +23,12 @@ export function layout(title: string, context: PageContext | undefined, body: Sa
   const nav = context
     ? html`<header class="top"><nav aria-label="Dashboard"><a href="/dashboard">Participants</a> <a href="/dashboard/enroll">Enroll</a> <a href="/dashboard/overview">Overview</a> <a href="/dashboard/export">Export</a></nav>
 ${clockPanel(context)}
-${context.signedIn ? html`<form method="post" action="/dashboard/logout" class="inline">${csrfField(context)}<button type="submit">Sign out</button></form>` : ''}</header>`
+${context.signedIn ? html`<form method="post" action="/dashboard/logout" class="inline sign-out">${csrfField(context)}<button type="submit">Sign out</button></form>` : ''}</header>`
     : '';
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="${context?.csrfToken ?? ''}">
-<title>${title} · PromptPipe</title><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>
+<title>${title} · PromptPipe</title><link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>
 <body>${nav}<main id="main"><h1>${title}</h1>${context?.flash ? html`<p class="flash" role="status">${context.flash}</p>` : ''}${body}</main>
 <script src="/dashboard/assets/dashboard.js" defer></script></body></html>`.value;
 }

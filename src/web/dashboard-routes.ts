@@ -3,9 +3,6 @@
  * dashboard session instead (see dashboard-session.ts); every POST verifies the CSRF token and the Origin. Wrong
  * sign-in tokens count against the same per-address throttle as wrong API tokens.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthThrottle } from '../api/auth-throttle.ts';
 import { ConversationState } from '../domain/conversation-state.ts';
@@ -17,6 +14,7 @@ import { type ImportService, importSummary } from '../research/import/import-ser
 import { type Clock, isManualClock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { Store } from '../store/store.ts';
+import { registerAssetRoutes } from './asset-routes.ts';
 import { deletePage, enrollPage, layout, loginPage, type PageContext } from './dashboard-pages.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';
 import type { DashboardSessions } from './dashboard-session.ts';
@@ -30,13 +28,6 @@ import { registerRosterRoutes } from './roster-routes.ts';
 import { dashboardEntry } from './transcript-view.ts';
 import type { WebChatLinks } from './web-chat-links.ts';
 import { FALLBACK_TIME_ZONE, participantTimeZone } from './zoned-time.ts';
-
-/**
- * The stylesheet and scripts, from the source tree whether this module runs from `src/`, from the compiled `dist/` or
- * from the bundle in `dist/bundle/` (`npm start`): all sit two levels below the package root, like the prompts
- * directory.
- */
-const ASSETS = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'web', 'assets', '/'));
 
 export interface DashboardOptions {
   /** The sign-ins; the composition root shares them with the API, whose exports accept them (auth.ts). */
@@ -138,17 +129,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
 
     const kit: DashboardRouteKit = { publicRoute, context, sendPage };
 
-    app.get('/dashboard/assets/:file', publicRoute, async (request, reply) => {
-      const { file } = request.params as { file: string };
-      const types: Record<string, string> = {
-        'dashboard.css': 'text/css',
-        'dashboard.js': 'text/javascript',
-        'chat.js': 'text/javascript',
-      };
-      const type = types[file];
-      if (!type) throw new AppError('not_found', `asset ${file} not found`);
-      return reply.header('content-type', `${type}; charset=utf-8`).send(await readFile(new URL(file, ASSETS), 'utf8'));
-    });
+    registerAssetRoutes(app);
 
     app.get('/dashboard/login', publicRoute, async (_request, reply) => {
       if (!sessions.protected) return reply.redirect('/dashboard', 303);
