@@ -91,10 +91,19 @@ function upToDate(): boolean {
 /**
  * Packages left out of the bundle and loaded from `node_modules` when needed: native addons (better-sqlite3, and
  * pg's optional pg-native), the SDKs of channels that are off by default (Baileys; Twilio's signature helper pulls in
- * its whole module tree otherwise) and pg, which are imported lazily so a server that does not use them never loads
- * them, and qrcode-terminal (CommonJS with legacy octal literals, which a bundler cannot parse; CLI only).
+ * its whole module tree otherwise; grammY, whose Node build brings node-fetch) and pg, which are imported lazily so
+ * a server that does not use them never loads them, and qrcode-terminal (CommonJS with legacy octal literals, which a
+ * bundler cannot parse; CLI only).
  */
-const EXTERNAL_PACKAGES = ['better-sqlite3', 'pg', 'pg-native', '@whiskeysockets/baileys', 'twilio', 'qrcode-terminal'];
+const EXTERNAL_PACKAGES = [
+  'better-sqlite3',
+  'pg',
+  'pg-native',
+  '@whiskeysockets/baileys',
+  'twilio',
+  'grammy',
+  'qrcode-terminal',
+];
 
 function isExternal(id: string): boolean {
   return EXTERNAL_PACKAGES.some((name) => id === name || id.startsWith(`${name}/`));

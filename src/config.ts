@@ -10,6 +10,7 @@ import { AppError } from './domain/errors.ts';
 import { canonicalLanguageTag } from './domain/language.ts';
 import { TOOL_PROTOCOLS, ToolProtocol } from './llm/text-tool-protocol.ts';
 import { type OriginalSchedule, parseCronSchedule } from './original/original-schedule.ts';
+import { applyOriginalSettingNames, unreadSettingNotes } from './original/original-settings.ts';
 import type { SqliteSynchronous } from './store/sqlite/sqlite-store.ts';
 
 export interface Config {
@@ -118,6 +119,11 @@ export interface Config {
   language: { defaultLanguage: string; catalogueDir: string | undefined };
   /** The original PromptPipe's API (docs/api.md): `DEFAULT_SCHEDULE`, for `POST /schedule` without a schedule. */
   originalApi: { defaultSchedule: OriginalSchedule | undefined };
+  /**
+   * Said once at start-up (warnings): the original PromptPipe's settings and flags read as PromptPipe's, and settings
+   * that are set but not read (misspelt, or for a channel that is off).
+   */
+  startupNotes: readonly string[];
   /** Several instances on one PostgreSQL (docs/deployment.md). */
   cluster: {
     /** `PROMPTPIPE_INSTANCE_ID`: names this process in /health, logs and job leases. Default hostname-pid. */
@@ -192,8 +198,16 @@ class ConfigReader {
   readonly problems: string[] = [];
   private readonly env: Environment;
 
+  /** Every name looked up: a setting that is set but never read is reported (`unreadSettingNotes`). */
+  readonly names = new Set<string>();
+
   constructor(env: Environment) {
-    this.env = env;
+    this.env = new Proxy(env, {
+      get: (target, name) => {
+        if (typeof name === 'string') this.names.add(name);
+        return Reflect.get(target, name);
+      },
+    });
   }
 
   string(name: string): string | undefined {
@@ -328,9 +342,16 @@ export function parseListenAddress(address: string): { host: string; port: numbe
   return { host: host === '' ? '0.0.0.0' : host, port };
 }
 
-/** Validates the environment. Throws `AppError('invalid_input')` listing every problem at once. */
-export function loadConfig(env: Environment): Config {
-  const read = new ConfigReader(env);
+/**
+ * Validates the environment. Throws `AppError('invalid_input')` listing every problem at once. `notes` are added to
+ * the start-up notes (the CLI's, for the original's flags); `fileExists` finds the original's prompt files.
+ */
+export function loadConfig(
+  env: Environment,
+  options: { notes?: readonly string[]; fileExists?: (path: string) => boolean } = {},
+): Config {
+  const aliased = applyOriginalSettingNames(env, options.fileExists ?? existsSync);
+  const read = new ConfigReader(aliased.env);
   const apiAddress = read.string('API_ADDR') ?? ':8080';
   const listen = parseListenAddress(apiAddress);
   if (!listen) read.problems.push(`API_ADDR must look like ":8080" or "127.0.0.1:8080" (got "${apiAddress}")`);
@@ -467,6 +488,7 @@ export function loadConfig(env: Environment): Config {
     },
     language: { defaultLanguage: defaultLanguage ?? 'en', catalogueDir: read.string('MESSAGE_CATALOGUE_DIR') },
     originalApi: { defaultSchedule: readDefaultSchedule(read) },
+    startupNotes: [],
   };
   for (const [name, value] of [
     ['PROMPTPIPE_JOB_LEASE', config.cluster.jobLeaseMs],
@@ -481,6 +503,7 @@ export function loadConfig(env: Environment): Config {
   if (config.cluster.jobLeaseMs > 0 && config.cluster.jobLeaseMs < MINIMUM_JOB_LEASE_MS) {
     read.problems.push('PROMPTPIPE_JOB_LEASE must be at least 3s (the lease is renewed every third of it)');
   }
+  config.startupNotes = [...(options.notes ?? []), ...aliased.notes, ...unreadSettingNotes(aliased.env, read.names)];
   if (read.problems.length > 0) {
     throw new AppError('invalid_input', `Invalid configuration:\n  - ${read.problems.join('\n  - ')}`, {
       details: read.problems,

@@ -62,6 +62,7 @@ import { createUnavailableLlm, LLM_NOT_CONFIGURED_MESSAGE } from './llm/unavaila
 import { withEventMetrics } from './observability/event-metrics-store.ts';
 import type { Log } from './observability/log.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { refuseOriginalDatabase } from './original/original-database-guard.ts';
 import { createScheduleHandler, ORIGINAL_SCHEDULE_JOB } from './original/original-schedule-jobs.ts';
 import { createOriginalSender } from './original/original-sender.ts';
 import { createOriginalTimers } from './original/original-timers.ts';
@@ -162,6 +163,7 @@ export async function openStore(
   } = {},
 ): Promise<Store> {
   if (config.storage.databaseUrl) {
+    await refuseOriginalDatabase(config.storage.databaseUrl);
     const { createPostgresStore } = await import('./store/postgres/postgres-store.ts');
     const store = await createPostgresStore({
       connectionString: config.storage.databaseUrl,
@@ -359,6 +361,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     );
   }
 
+  // The original PromptPipe's settings read as ours, and settings set but not read: said, never silently ignored.
+  for (const note of config.startupNotes) log.warn({}, note);
   const rawStore = options.store ?? (await openStore(config, log));
   const metrics = createMetrics({ jobs: rawStore.jobs, collectProcessMetrics: true });
   const store = withEventMetrics(rawStore, metrics);

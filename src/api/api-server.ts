@@ -51,6 +51,8 @@ export interface ApiServerOptions {
   httpLogger?: FastifyBaseLogger;
   /** With the web-chat channel: each participant's private chat link (`chat_url` of participants and imports). */
   chatUrlFor?: ((participant: Pick<Participant, 'id' | 'channel'>) => Promise<string | undefined>) | undefined;
+  /** With the telegram channel: the enrolment's one-time deep link (`telegram_link`). */
+  telegramLinkFor?: ((participant: Participant) => Promise<string | undefined>) | undefined;
   /** Shown in the OpenAPI document. */
   version?: string;
   /** Export, bulk import, broadcasts and statistics (research data). */
@@ -114,6 +116,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     participants: options.participants,
     ...(options.store.llmCalls ? { llmCalls: options.store.llmCalls } : {}),
     chatUrlFor: options.chatUrlFor,
+    telegramLinkFor: options.telegramLinkFor,
   });
   registerAdminRoutes(app, { clock: options.clock, runner: options.runner });
   if (options.research) registerResearchRoutes(app, { ...options.research, chatUrlFor: options.chatUrlFor });

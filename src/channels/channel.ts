@@ -112,4 +112,30 @@ export interface ChannelInboundMessage {
   providerMessageId?: string;
   timestamp?: Date;
   pollAnswer?: PollAnswer;
+/**
+ * A `PermanentDeliveryError` that says the participant refused the channel itself (blocked the Telegram bot): the
+ * outbox withdraws them as if they had sent STOP (`recipient-opt-out.ts`), and START brings them back.
+ */
+export class RecipientOptedOutError extends PermanentDeliveryError {
+  constructor(message: string, options: { code?: string; cause?: unknown } = {}) {
+    super(message, options);
+    this.name = 'RecipientOptedOutError';
+  }
+}
+
+/**
+ * Thrown by `send` when the provider asks to be called again later (a rate limit naming its wait: Telegram's 429
+ * with `retry_after`). The delivery is held that long, its attempt not spent (`delivery-hold.ts`): a rate limit says
+ * nothing about the message.
+ */
+export class DeliveryDeferredError extends Error {
+  /** How long the provider asked to wait, in milliseconds. */
+  readonly deliveryHoldMs: number;
+  constructor(message: string, waitMs: number) {
+    super(message);
+    this.name = 'DeliveryDeferredError';
+    this.deliveryHoldMs = waitMs;
+  }
+}
+
 }

@@ -15,13 +15,20 @@ import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
-import type { Job } from '../store/store.ts';
-import { type Channel, type OutboundMessage, PermanentDeliveryError } from './channel.ts';
+import type { Job, StoreRepositories } from '../store/store.ts';
+import {
+  type Channel,
+  DeliveryDeferredError,
+  type OutboundMessage,
+  PermanentDeliveryError,
+  RecipientOptedOutError,
+} from './channel.ts';
 import type { ChannelRegistry } from './channel-registry.ts';
 import type { DeliveryReceipts } from './delivery-receipts.ts';
 import { notEnabledChannel } from './disabled-channels.ts';
 import { DELIVER_MESSAGE_JOB, type DeliverMessagePayload } from './outbox-messenger.ts';
 import { renderPollAsText } from './poll-text.ts';
+import type { RecipientRefusal } from './recipient-opt-out.ts';
 
 export { DELIVER_MESSAGE_JOB };
 
@@ -59,6 +66,11 @@ export interface DeliveryHandlerOptions {
    * a power cut leaves on disk (SQLite group commit). Without it, nothing is awaited.
    */
   durable?: () => Promise<void>;
+  /**
+   * Called in the transaction that ends a delivery the participant refused (`RecipientOptedOutError`: they blocked
+   * the bot), with the failure's receipt: their opt-out is queued there, so a crash cannot lose it.
+   */
+  onRecipientOptedOut?: (refusal: RecipientRefusal, tx: StoreRepositories) => Promise<void>;
 }
 
 function failureCode(error: unknown): string | undefined {
@@ -91,6 +103,11 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions): JobHandl
         ...(result.reason ? { errorMessage: result.reason } : {}),
       };
     } catch (error) {
+      if (error instanceof DeliveryDeferredError) {
+        // Not a failure: the delivery hold keeps the job for when the provider asked, spending no attempt.
+        log.info({ ...about, waitMs: error.deliveryHoldMs, error: errorMessage(error) }, 'delivery deferred');
+        throw error;
+      }
       metrics.recordOutboundMessage(channel.name, 'failed');
       const permanent = error instanceof PermanentDeliveryError;
       const lastAttempt = job.attempts >= job.maxAttempts;
@@ -108,7 +125,13 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions): JobHandl
       if (permanent) {
         // Retrying cannot help: the failure is recorded (status, event, metric) as the job ends here.
         log.warn({ ...about, error: errorMessage(error), code }, 'delivery failed for good');
-        return receipts ? (tx) => receipts.record(failed, tx) : undefined;
+        const refused = error instanceof RecipientOptedOutError ? options.onRecipientOptedOut : undefined;
+        if (!receipts && !refused) return undefined;
+        const refusal = { ...about, reason: errorMessage(error) };
+        return async (tx) => {
+          await receipts?.record(failed, tx);
+          await refused?.(refusal, tx);
+        };
       }
       // The last attempt fails the job for good, which is not a completion: its receipt is recorded now.
       if (lastAttempt) await receipts?.record(failed);

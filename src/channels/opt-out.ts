@@ -30,11 +30,20 @@ export interface OptOutKeywords {
 export interface OptOutHandler {
   /** True when the message was an opt-out or opt-in keyword and has been dealt with (no turn follows). */
   handle(inbound: InboundMessage, participant: Participant): Promise<boolean>;
+  /**
+   * The channel says the participant refused it (blocked the Telegram bot): withdrawn as by STOP, with the same
+   * `participant-opted-out` event (its `reason` says why), so START brings them back; no confirmation, which could
+   * not reach them. False when there was nobody active to withdraw.
+   */
+  recipientRefused(refusal: { participantId: string; channel: string; reason: string }): Promise<boolean>;
 }
 
-/** `" stop "` → `STOP`; `"Stop all"` → `STOPALL`. */
+/** `" stop "` → `STOP`; `"Stop all"` → `STOPALL`; a bot command counts as its word: `/stop` → `STOP`. */
 export function normaliseKeyword(text: string): string {
-  return text.replace(/\s+/g, '').toUpperCase();
+  return text
+    .replace(/\s+/g, '')
+    .replace(/^\//, '')
+    .toUpperCase();
 }
 
 export function createOptOutHandler(options: {
@@ -86,6 +95,20 @@ export function createOptOutHandler(options: {
   }
 
   return {
+    async recipientRefused(refusal) {
+      const participant = await store.participants.get(refusal.participantId);
+      if (!participant || participant.status === ParticipantStatus.WITHDRAWN) return false;
+      // As for STOP: the status first (every job cancelled), then the event that lets START tell it from the organiser.
+      await participants.update(participant.id, { status: ParticipantStatus.WITHDRAWN });
+      await store.events.record({
+        participantId: participant.id,
+        type: OPTED_OUT_EVENT,
+        data: { channel: refusal.channel, reason: refusal.reason, status_before: participant.status },
+        createdAt: clock.now(),
+      });
+      log.info({ participantId: participant.id, channel: refusal.channel }, 'participant refused the channel: opted out');
+      return true;
+    },
     async handle(inbound, participant) {
       const keyword = normaliseKeyword(inbound.text);
       if (inbound.pollAnswer || keyword === '') return false;

@@ -11,6 +11,7 @@ import { AppError } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
 import { type Application, type ApplicationLogger, createApplication, openStore, VERSION } from '../main.ts';
 import { createLogger } from '../observability/log.ts';
+import { extractOriginalFlags, type OriginalFlags } from '../original/original-flags.ts';
 import { IMPORT_COLUMNS } from '../research/import/import-input.ts';
 import { announceStateDirServer } from '../store/sqlite/state-dir-lock.ts';
 import { type ExportCommandOptions, runExport } from './export-command.ts';
@@ -26,6 +27,8 @@ export interface CliIo {
   /** Registers the shutdown signal handlers of `serve` / `chat`. */
   onSignal(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void;
   exit(code: number): void;
+  /** Settings given as the original PromptPipe's flags (`--api-addr`…, see runCli), over the environment. */
+  originalFlags?: Pick<OriginalFlags, 'settings' | 'notes'>;
 }
 
 export const processIo: CliIo = {
@@ -36,8 +39,9 @@ export const processIo: CliIo = {
   exit: (code) => process.exit(code),
 };
 
-function readConfig(): Config {
-  return loadConfig(readEnvironment());
+function readConfig(io: CliIo): Config {
+  const flags = io.originalFlags;
+  return loadConfig({ ...readEnvironment(), ...flags?.settings }, { notes: flags?.notes ?? [] });
 }
 
 function logger(config: Config, destination: 'stdout' | 'stderr' = 'stdout'): ApplicationLogger {
@@ -77,7 +81,7 @@ function onShutdownSignals(io: CliIo, log: ApplicationLogger, shutdown: () => Pr
 }
 
 async function serve(io: CliIo): Promise<void> {
-  const config = readConfig();
+  const config = readConfig(io);
   const log = logger(config);
   const app = await createApplication({ config, log });
   onShutdownSignals(io, log, () => app.stop());
@@ -108,7 +112,7 @@ function ownsStateDir(error: unknown, config: Config, command: string, instead: 
 }
 
 async function chat(io: CliIo, options: { phone: string; name?: string }): Promise<void> {
-  const config = readConfig();
+  const config = readConfig(io);
   // The terminal is the conversation: logs go to stderr, and only warnings unless LOG_LEVEL asks for more.
   const log = createLogger({
     level: config.logLevel === 'info' ? 'warn' : config.logLevel,
@@ -161,7 +165,7 @@ async function chat(io: CliIo, options: { phone: string; name?: string }): Promi
 }
 
 async function migrate(io: CliIo): Promise<void> {
-  const config = readConfig();
+  const config = readConfig(io);
   const store = await openStore(config, logger(config, 'stderr')).catch((error: unknown) => {
     throw ownsStateDir(error, config, 'promptpipe migrate', 'the server migrated the database when it started');
   });
@@ -170,7 +174,7 @@ async function migrate(io: CliIo): Promise<void> {
 }
 
 async function listParticipants(io: CliIo, options: { status?: string }): Promise<void> {
-  const config = readConfig();
+  const config = readConfig(io);
   const store = await openStore(config, commandLogger(config), { besideServer: 'read' });
   try {
     const filter = options.status ? { status: options.status as ParticipantStatus } : {};
@@ -194,7 +198,7 @@ interface EnrollOptions {
 }
 
 async function enrollParticipant(io: CliIo, options: EnrollOptions): Promise<void> {
-  const config = readConfig();
+  const config = readConfig(io);
   let app: Application;
   try {
     app = await createApplication({ config, log: commandLogger(config) });
@@ -316,7 +320,7 @@ export function buildCli(io: CliIo = processIo): Command {
     .option('--since <date>', 'only data from this date (YYYY-MM-DD, UTC) or ISO 8601 time on')
     .option('--pseudonymize', 'hash phone numbers with EXPORT_PSEUDONYM_KEY and drop names')
     .action((options: ExportCommandOptions) => {
-      const config = readConfig();
+      const config = readConfig(io);
       return runExport(options, {
         config,
         openStore: (storeConfig, log) => openStore(storeConfig, log, { besideServer: 'read' }),
@@ -354,7 +358,7 @@ export function buildCli(io: CliIo = processIo): Command {
     .option('--dry-run', 'validate only; enroll nobody')
     .option('--json', 'print the whole outcome (every row) as JSON instead of the summary')
     .action(async (file: string, options: { partial?: boolean; dryRun?: boolean; json?: boolean }) => {
-      const config = readConfig();
+      const config = readConfig(io);
       let app: Application;
       try {
         app = await createApplication({ config, log: commandLogger(config) });
@@ -381,7 +385,11 @@ export function buildCli(io: CliIo = processIo): Command {
 /** Parses `argv` and runs the command; a configuration or input error is printed plainly with exit code 2. */
 export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<void> {
   try {
-    await buildCli(io).parseAsync(argv.length === 0 ? ['serve'] : [...argv], { from: 'user' });
+    // The original PromptPipe was started as `promptpipe --api-addr :8080 …`: its flags are taken out first (as the
+    // settings they stand for) and what is left is one of our commands, `serve` when none is left.
+    const flags = extractOriginalFlags(argv);
+    const withFlags = { ...io, originalFlags: flags };
+    await buildCli(withFlags).parseAsync(flags.argv.length === 0 ? ['serve'] : flags.argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       io.exit(error.exitCode);

@@ -15,7 +15,6 @@
  */
 import type { FlowState } from '../domain/flow-state.ts';
 import type { Participant, ParticipantStatus } from '../domain/participant.ts';
-import type { OriginalRecordRepository } from './original-records.ts';
 
 export interface StoreRepositories {
   readonly participants: ParticipantRepository;
@@ -38,8 +37,7 @@ export interface StoreRepositories {
   readonly deliveries: DeliveryRepository;
   readonly webChatTokens: WebChatTokenRepository;
   readonly roster: RosterRepository;
-  /** The original PromptPipe's receipts, responses and response figures (`original-records.ts`). */
-  readonly originalRecords: OriginalRecordRepository;
+  readonly telegram: TelegramRepository;
 }
 
 export interface Store extends StoreRepositories {
@@ -585,6 +583,46 @@ export interface WebChatTokenRepository {
   find(token: string): Promise<WebChatToken | undefined>;
   /** Revokes every active token of the participant; returns how many. */
   revokeAll(participantId: string, now: Date): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The telegram channel: one-time start codes, which chat is whose, and what was sent (native polls with their ids)
+
+export interface TelegramStartCode {
+  /** SHA-256 (hex) of the code: the code itself is only ever in the link. */
+  codeHash: string;
+  participantId: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface TelegramSentMessage {
+  outboundId: string;
+  participantId: string;
+  chatId: string;
+  /** Telegram's message id (unique within its chat). */
+  messageId: string;
+  /** A native poll: Telegram's poll id, and the question and options as sent (`poll_answer` names option indexes). */
+  poll?: { pollId: string; question: string; options: string[] };
+  createdAt: Date;
+}
+
+export interface TelegramRepository {
+  /** Stores a new code; the participant's used or expired codes are deleted with it. */
+  issueStartCode(code: TelegramStartCode, now: Date): Promise<void>;
+  /**
+   * Uses a code up: the participant it was issued for, if it is unused and unexpired (once: a second use finds
+   * nothing); every other unused code of that participant is used up with it. Undefined for any other code.
+   */
+  useStartCode(codeHash: string, now: Date): Promise<string | undefined>;
+  /** Binds the chat to the participant, replacing the participant's previous chat and the chat's previous owner. */
+  linkChat(participantId: string, chatId: string, now: Date): Promise<void>;
+  chatOf(participantId: string): Promise<string | undefined>;
+  participantOfChat(chatId: string): Promise<string | undefined>;
+  recordSent(message: TelegramSentMessage): Promise<void>;
+  sentByOutboundId(outboundId: string): Promise<TelegramSentMessage | undefined>;
+  /** The poll message of a Telegram poll id. */
+  sentPoll(pollId: string): Promise<TelegramSentMessage | undefined>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

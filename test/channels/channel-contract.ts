@@ -5,7 +5,13 @@
  * with that reason in their name.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Channel, type OutboundMessage, PermanentDeliveryError } from '../../src/channels/channel.ts';
+import {
+  type Channel,
+  DeliveryDeferredError,
+  type OutboundMessage,
+  PermanentDeliveryError,
+  RecipientOptedOutError,
+} from '../../src/channels/channel.ts';
 import type { ApiHarness } from '../support/api-harness.ts';
 
 export type ContractCase =
@@ -17,14 +23,22 @@ export type ContractCase =
   | 'bad signature'
   | 'receipt'
   | 'permanent failure'
-  | 'retryable failure';
+  | 'retryable failure'
+  | 'rate limited'
+  | 'recipient blocked';
+
+/** The wait a fixture's provider names in its rate-limit answer (`failNext('rate-limited')`). */
+export const CONTRACT_RETRY_AFTER_SECONDS = 7;
 
 export interface ChannelContractFixture {
   channel: Channel;
   /** What reached the provider, in order: recipient and visible text (poll options when sent natively). */
   delivered(): { to: string; text: string; options?: string[] }[];
-  /** The next send fails as the provider would: permanently (4xx) or retryably (5xx / 429). */
-  failNext?(kind: 'permanent' | 'retryable'): void;
+  /**
+   * The next send fails as the provider would: permanently (4xx), retryably (5xx / 429), rate-limited with a wait of
+   * {@link CONTRACT_RETRY_AFTER_SECONDS}, or because the participant blocked the sender.
+   */
+  failNext?(kind: 'permanent' | 'retryable' | 'rate-limited' | 'blocked'): void;
   inbound?: {
     harness: ApiHarness;
     /** Status code of the provider's webhook request carrying this message (correctly signed unless told). */
@@ -162,6 +176,22 @@ export function describeChannelContract(
       const error = await f.channel.send(outbound()).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(Error);
       expect(error).not.toBeInstanceOf(PermanentDeliveryError);
+    });
+
+    contractCase('rate limited', async () => {
+      const f = await setUp();
+      f.failNext?.('rate-limited');
+      const error = await f.channel.send(outbound()).catch((caught: unknown) => caught);
+      // The provider named its wait: the delivery waits that long (no attempt spent) instead of failing.
+      expect(error).toBeInstanceOf(DeliveryDeferredError);
+      expect((error as DeliveryDeferredError).deliveryHoldMs).toBe(CONTRACT_RETRY_AFTER_SECONDS * 1000);
+    });
+
+    contractCase('recipient blocked', async () => {
+      const f = await setUp();
+      f.failNext?.('blocked');
+      // Not only permanent: the outbox withdraws the participant, as STOP would.
+      await expect(f.channel.send(outbound())).rejects.toBeInstanceOf(RecipientOptedOutError);
     });
   });
 }

@@ -151,6 +151,7 @@ describe('npm start: the compiled server', () => {
     const loaded = await readFile(loadedModulesFile, 'utf8');
     expect(loaded).not.toContain('/node_modules/@whiskeysockets/baileys/');
     expect(loaded).not.toContain('/node_modules/twilio/lib/rest/');
+    expect(loaded).not.toContain('/node_modules/grammy/');
     expect(loaded).not.toContain('/node_modules/pg/');
   });
 

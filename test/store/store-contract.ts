@@ -9,6 +9,7 @@ import type { Participant } from '../../src/domain/participant.ts';
 import type { NewInboundMessage, NewJob, NewTranscriptEntry, Store, TranscriptKind } from '../../src/store/store.ts';
 import { describeJobHoldContract } from './job-hold-contract.ts';
 import { describeResearchStoreContract } from './research-store-contract.ts';
+import { describeTelegramStoreContract } from './telegram-store-contract.ts';
 
 const BASE_TIME = Date.parse('2025-03-01T08:00:00.000Z');
 
@@ -1189,6 +1190,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
 
     describeResearchStoreContract(() => store);
     describeJobHoldContract(() => store);
+    describeTelegramStoreContract(() => store);
     describe('web-chat tokens', () => {
       it('issues one active token per participant, revoking the previous one', async () => {
         await store.webChatTokens.issue('participant_1', 'token-a', at(0));

@@ -197,6 +197,33 @@ export interface Database {
   recorded_responses: RecordedResponsesTable;
   imported_receipts: ImportedReceiptsTable;
   study_clock: StudyClockTable;
+  telegram_start_codes: TelegramStartCodesTable;
+  telegram_chats: TelegramChatsTable;
+  telegram_messages: TelegramMessagesTable;
+}
+
+export interface TelegramStartCodesTable {
+  code_hash: string;
+  participant_id: string;
+  created_at: TimestampColumn;
+  expires_at: TimestampColumn;
+  used_at: NullableTimestampColumn;
+}
+
+export interface TelegramChatsTable {
+  participant_id: string;
+  chat_id: string;
+  linked_at: TimestampColumn;
+}
+
+export interface TelegramMessagesTable {
+  outbound_id: string;
+  participant_id: string;
+  chat_id: string;
+  message_id: string;
+  poll_id: string | null;
+  poll: NullableJsonColumn;
+  created_at: TimestampColumn;
 }
 
 export interface DeliveriesTable {

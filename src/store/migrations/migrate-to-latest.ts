@@ -16,6 +16,7 @@ import * as receivedInboundIndexes from './015-received-inbound-indexes.ts';
 import * as conversationMessages from './016-conversation-messages.ts';
 import * as leanTurnIndexes from './017-lean-turn-indexes.ts';
 import * as llmOutages from './018-llm-outages.ts';
+import * as telegram from './019-telegram.ts';
 import * as jobHolds from './020-job-holds.ts';
 import * as originalRecords from './021-original-records.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
@@ -42,6 +43,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '016-conversation-messages': { up: (db) => conversationMessages.up(db, dialect) },
     '017-lean-turn-indexes': { up: (db) => leanTurnIndexes.up(db) },
     '018-llm-outages': { up: (db) => llmOutages.up(db, dialect) },
+    '019-telegram': { up: (db) => telegram.up(db, dialect) },
     '020-job-holds': { up: (db) => jobHolds.up(db) },
     '021-original-records': { up: (db) => originalRecords.up(db, dialect) },
   };
