@@ -5,9 +5,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthThrottle } from '../api/auth-throttle.ts';
-import { ConversationState } from '../domain/conversation-state.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
-import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import { readCsvImport } from '../research/import/import-input.ts';
 import { type ImportService, importSummary } from '../research/import/import-service.ts';
@@ -15,7 +13,7 @@ import { type Clock, isManualClock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { Store } from '../store/store.ts';
 import { registerAssetRoutes } from './asset-routes.ts';
-import { deletePage, enrollPage, layout, loginPage, type PageContext } from './dashboard-pages.ts';
+import { enrollPage, layout, loginPage, type PageContext } from './dashboard-pages.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';
 import type { DashboardSessions } from './dashboard-session.ts';
 import { registerExportPageRoutes } from './export-page-routes.ts';
@@ -23,6 +21,7 @@ import { html } from './html.ts';
 import type { LiveTranscripts } from './live-transcript.ts';
 import { registerOverviewRoutes } from './overview-routes.ts';
 import { addPageSecurityHeaders } from './page-security.ts';
+import { registerParticipantActionRoutes } from './participant-action-routes.ts';
 import { registerParticipantPageRoutes } from './participant-routes.ts';
 import { registerRosterRoutes } from './roster-routes.ts';
 import { dashboardEntry } from './transcript-view.ts';
@@ -194,73 +193,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       });
     });
 
-    app.post(
-      '/dashboard/participants/:id/message',
-      publicRoute,
-      action(async (form, request) => {
-        const { id } = request.params as { id: string };
-        if (!form.text?.trim()) throw new AppError('invalid_input', 'the message is empty');
-        await participants.sendOrganiserMessage(id, form.text.trim());
-        return `/dashboard/participants/${id}?done=Message+sent`;
-      }),
-    );
-    app.post(
-      '/dashboard/participants/:id/transition',
-      publicRoute,
-      action(async (form, request) => {
-        const { id } = request.params as { id: string };
-        const target =
-          form.target === 'INTAKE'
-            ? ConversationState.INTAKE
-            : form.target === 'FEEDBACK'
-              ? ConversationState.FEEDBACK
-              : undefined;
-        if (!target) throw new AppError('invalid_input', 'target must be INTAKE or FEEDBACK');
-        await participants.transition(id, { target, reason: 'dashboard' });
-        return `/dashboard/participants/${id}?done=Moved+to+${target}`;
-      }),
-    );
-    app.post(
-      '/dashboard/participants/:id/status',
-      publicRoute,
-      action(async (form, request) => {
-        const { id } = request.params as { id: string };
-        const status = form.status as ParticipantStatus;
-        if (!PARTICIPANT_STATUSES.includes(status))
-          throw new AppError('invalid_input', `unknown status ${form.status}`);
-        await participants.update(id, { status });
-        return `/dashboard/participants/${id}?done=Status+${status}`;
-      }),
-    );
-    app.post(
-      '/dashboard/participants/:id/chat-link',
-      publicRoute,
-      action(async (_form, request) => {
-        const { id } = request.params as { id: string };
-        await participants.get(id);
-        if (!options.chatLinks) throw new AppError('conflict', 'the web-chat channel is not enabled');
-        await options.chatLinks.renew(id);
-        return `/dashboard/participants/${id}?done=New+chat+link+issued;+the+old+one+no+longer+works`;
-      }),
-    );
-    app.get('/dashboard/participants/:id/delete', publicRoute, async (request, reply) => {
-      const page = context(request, reply);
-      if (!page) return reply;
-      const { id } = request.params as { id: string };
-      const participant = await participants.get(id);
-      const entries = await store.transcript.list(id);
-      return sendPage(reply, deletePage(page, participant, entries.length));
-    });
-    app.post(
-      '/dashboard/participants/:id/delete',
-      publicRoute,
-      action(async (form, request) => {
-        const { id } = request.params as { id: string };
-        // Revokes the participant's chat link too (participant-service.ts), as every way of deleting does.
-        await participants.unregister(id, { purgeTranscript: form.purge === 'true' });
-        return '/dashboard?deleted=1';
-      }),
-    );
+    registerParticipantActionRoutes(app, options, kit, action);
 
     app.get('/dashboard/enroll', publicRoute, async (request, reply) => {
       const page = context(request, reply);
