@@ -334,7 +334,7 @@ class ConfigReader {
 
 /** Splits `API_ADDR` (":8080", "127.0.0.1:8080", "[::1]:8080", "8080") into host and port. */
 export function parseListenAddress(address: string): { host: string; port: number } | undefined {
-  const match = /^(?:\[([^\]]+)\]|([^:]*))?:?(\d+)$/.exec(address.trim());
+  const match = /^(?:\[([^\]]+)\]:|([^:]*):)?(\d+)$/.exec(address.trim());
   if (!match) return undefined;
   const port = Number(match[3]);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) return undefined;
