@@ -102,6 +102,8 @@ export interface Config {
     whatsappCloud?: WhatsAppCloudSettings;
     /** Read only when `twilio` is enabled. */
     twilio?: TwilioSettings;
+    /** Read only when `telegram` is enabled. */
+    telegram?: TelegramSettings;
     /** TEST ONLY (`PROMPTPIPE_WHATSAPP_WEB_SOCKET_MODULE`): a module whose `createWhatsAppSocket` replaces Baileys. */
     whatsappWebSocketModule: string | undefined;
   };
@@ -141,7 +143,15 @@ export interface Config {
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** The channels this build can run, by `PROMPTPIPE_CHANNEL` name. */
-export const CHANNEL_NAMES = ['webhook', 'console', 'whatsapp-cloud', 'twilio', 'webchat', 'whatsapp-web'] as const;
+export const CHANNEL_NAMES = [
+  'webhook',
+  'console',
+  'whatsapp-cloud',
+  'twilio',
+  'webchat',
+  'whatsapp-web',
+  'telegram',
+] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
 /** WhatsApp Cloud API settings (`WHATSAPP_CLOUD_*`). */
@@ -169,6 +179,18 @@ export interface TwilioSettings {
   apiUrl: string;
 }
 
+/** Telegram bot settings (`TELEGRAM_*`). */
+export interface TelegramSettings {
+  botToken: string;
+  /** `webhook`: Telegram posts to `/channels/telegram/webhook`; `polling`: `getUpdates` (no public URL needed). */
+  mode: 'webhook' | 'polling';
+  /** Checked on every webhook request (`X-Telegram-Bot-Api-Secret-Token`); required in webhook mode. */
+  webhookSecret: string | undefined;
+  /** The Bot API server, no trailing slash. */
+  apiUrl: string;
+}
+
+export const DEFAULT_TELEGRAM_API_URL = 'https://api.telegram.org';
 export const DEFAULT_WHATSAPP_CLOUD_API_URL = 'https://graph.facebook.com/v21.0';
 export const DEFAULT_TWILIO_API_URL = 'https://api.twilio.com';
 
@@ -473,6 +495,7 @@ export function loadConfig(
       optInKeywords: read.keywords('OPT_IN_KEYWORDS', DEFAULT_OPT_IN_KEYWORDS),
       ...(channels.includes('whatsapp-cloud') ? { whatsappCloud: readWhatsAppCloudSettings(read) } : {}),
       ...(channels.includes('twilio') ? { twilio: readTwilioSettings(read) } : {}),
+      ...(channels.includes('telegram') ? { telegram: readTelegramSettings(read) } : {}),
       whatsappWebSocketModule: read.string('PROMPTPIPE_WHATSAPP_WEB_SOCKET_MODULE'),
     },
     cluster: {
@@ -568,6 +591,27 @@ function readTwilioSettings(read: ConfigReader): TwilioSettings {
     publicUrl: publicUrl.replace(/\/+$/, ''),
     apiUrl: read.url('TWILIO_API_URL', DEFAULT_TWILIO_API_URL),
   };
+}
+
+function readTelegramSettings(read: ConfigReader): TelegramSettings {
+  const botToken = read.required('TELEGRAM_BOT_TOKEN', 'telegram');
+  // The token's shape is checked here (without showing it): a wrong one would otherwise surface as a 404 at getMe.
+  if (botToken && !/^\d+:[A-Za-z0-9_-]+$/.test(botToken)) {
+    read.problems.push('TELEGRAM_BOT_TOKEN must look like 123456789:AA... (the token @BotFather gave)');
+  }
+  const mode = read.oneOf('TELEGRAM_MODE', ['webhook', 'polling'] as const, 'webhook');
+  const webhookSecret = read.string('TELEGRAM_WEBHOOK_SECRET');
+  if (mode === 'webhook' && webhookSecret === undefined) {
+    read.problems.push(
+      'TELEGRAM_WEBHOOK_SECRET is required with TELEGRAM_MODE=webhook (or set TELEGRAM_MODE=polling on a machine ' +
+        'without a public URL)',
+    );
+  }
+  // Telegram's own rule for secret_token; it checks it only at setWebhook, long after start-up.
+  if (webhookSecret !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(webhookSecret)) {
+    read.problems.push('TELEGRAM_WEBHOOK_SECRET must be 1-256 characters of A-Z, a-z, 0-9, _ and -');
+  }
+  return { botToken, mode, webhookSecret, apiUrl: read.url('TELEGRAM_API_URL', DEFAULT_TELEGRAM_API_URL) };
 }
 
 function deepFreeze<T>(value: T): T {

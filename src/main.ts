@@ -25,6 +25,15 @@ import { warnAboutDisabledChannels } from './channels/disabled-channels.ts';
 import { createInboundService, type InboundService, LLM_OUTAGE_RETRY_JOB } from './channels/inbound-service.ts';
 import { createOptOutHandler } from './channels/opt-out.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
+import {
+  createRecipientOptOutHandler,
+  queueRecipientOptOut,
+  RECIPIENT_OPT_OUT_JOB,
+} from './channels/recipient-opt-out.ts';
+import type { TelegramChannel } from './channels/telegram/telegram-channel.ts';
+import { TELEGRAM_CHANNEL } from './channels/telegram/telegram-inbound.ts';
+import { createTelegramLinkRoutes } from './channels/telegram/telegram-link-route.ts';
+import { createTelegramRoutes } from './channels/telegram/telegram-webhook-route.ts';
 import { createTwilioChannel } from './channels/twilio/twilio-channel.ts';
 import { createTwilioRoutes } from './channels/twilio/twilio-webhook-route.ts';
 import { createWebChatChannel, WEB_CHAT_CHANNEL } from './channels/web-chat/web-chat-channel.ts';
@@ -41,7 +50,7 @@ import {
   WHATSAPP_WEB_CHANNEL,
   type WhatsAppWebChannel,
 } from './channels/whatsapp-web/whatsapp-web-channel.ts';
-import type { Config } from './config.ts';
+import type { Config, TelegramSettings } from './config.ts';
 import { ConversationState } from './domain/conversation-state.ts';
 import { AppError, errorMessage } from './domain/errors.ts';
 import { type NewId, randomId } from './domain/ids.ts';
@@ -270,9 +279,11 @@ function createConfiguredChannels(
   store: Store,
   clock: Clock,
   whatsappWeb?: () => Channel,
+  telegram?: Channel,
 ): Channel[] {
   return config.channel.enabled.map((name) => {
     if (name === WHATSAPP_WEB_CHANNEL && whatsappWeb) return whatsappWeb();
+    if (name === TELEGRAM_CHANNEL && telegram) return telegram;
     const twilio = config.channel.twilio;
     if (name === 'twilio' && twilio) return createTwilioChannel({ ...twilio, timeoutMs: WEBHOOK_TIMEOUT_MS });
     const whatsappCloud = config.channel.whatsappCloud;
@@ -342,6 +353,26 @@ export async function createWhatsAppLease(config: Config, log: Log): Promise<Con
     connectionString: databaseUrl,
     name: `promptpipe:whatsapp-web:${DEFAULT_WHATSAPP_SESSION}`,
     onError: (error) => log.error({ error: error.message }, 'whatsapp-web: connection lease database error'),
+  });
+}
+
+/** The telegram channel; grammY is imported only when it is enabled, like the other channel SDKs. */
+async function loadTelegramChannel(
+  settings: TelegramSettings,
+  parts: Omit<
+    Parameters<typeof import('./channels/telegram/telegram-channel.ts').createTelegramChannel>[0],
+    'api' | 'mode' | 'webhookSecret'
+  >,
+): Promise<TelegramChannel> {
+  const [{ createTelegramBotApi }, { createTelegramChannel }] = await Promise.all([
+    import('./channels/telegram/telegram-bot-api.ts'),
+    import('./channels/telegram/telegram-channel.ts'),
+  ]);
+  return createTelegramChannel({
+    ...parts,
+    api: createTelegramBotApi({ token: settings.botToken, apiUrl: settings.apiUrl, timeoutMs: WEBHOOK_TIMEOUT_MS }),
+    mode: settings.mode,
+    webhookSecret: settings.webhookSecret,
   });
 }
 
@@ -508,8 +539,21 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       ? () =>
           createWhatsAppWebChannel({ store, clock, log, socketFactory: whatsappSocketFactory, lease: whatsappLease })
       : undefined;
+  const telegramSettings = options.channel ? undefined : config.channel.telegram;
+  const telegramChannel = telegramSettings
+    ? await loadTelegramChannel(telegramSettings, {
+        publicUrl: config.publicUrl,
+        store,
+        clock,
+        log,
+        messages,
+        onJobEnqueued: notifyRunner,
+      })
+    : undefined;
   const channels = createChannelRegistry(
-    options.channel ? [options.channel] : createConfiguredChannels(config, log, store, clock, createWhatsAppWeb),
+    options.channel
+      ? [options.channel]
+      : createConfiguredChannels(config, log, store, clock, createWhatsAppWeb, telegramChannel),
   );
   const channel = channels.defaultChannel;
   const whatsappWebChannel = channels.all().find(isWhatsAppWebChannel);
@@ -525,7 +569,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   runner.register(
     DELIVER_MESSAGE_JOB,
     withDeliveryHold({
-      handler: createDeliveryHandler({ channels, metrics, log, receipts, messages, durable: () => store.durable() }),
+      handler: createDeliveryHandler({
+        channels,
+        metrics,
+        log,
+        receipts,
+        messages,
+        durable: () => store.durable(),
+        // A participant who blocked the bot is withdrawn, as by STOP (recipient-opt-out.ts).
+        onRecipientOptedOut: (refusal, tx) => queueRecipientOptOut(tx, refusal, { now: clock.now(), newId }),
+      }),
       clock,
       log,
       ...(whatsappWebChannel
@@ -589,6 +642,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     defaultChannel: channel.name,
     onJobEnqueued: notifyRunner,
   });
+  const optOut = createOptOutHandler({
+    store,
+    clock,
+    participants,
+    messenger,
+    channels,
+    keywords: { optOut: config.channel.optOutKeywords, optIn: config.channel.optInKeywords },
+    log,
+    messages,
+  });
   const inbound = createInboundService({
     store,
     // One process per SQLite database: no other instance can have begun a message this one received.
@@ -601,16 +664,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     metrics,
     autoEnroll: config.conversation.autoEnrollNewUsers,
     messages,
-    optOut: createOptOutHandler({
-      store,
-      clock,
-      participants,
-      messenger,
-      channels,
-      keywords: { optOut: config.channel.optOutKeywords, optIn: config.channel.optInKeywords },
-      log,
-      messages,
-    }),
+    optOut,
     lock,
     // Only for a configured model: without one, every turn answers "assistant unavailable" at once.
     ...(config.llm.apiKey || config.llm.baseUrl
@@ -627,6 +681,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
   // Without the participant lock: the flow takes it itself, and the inbound pipeline keeps arrival order.
   runner.register(LLM_OUTAGE_RETRY_JOB, (job) => inbound.retryHeld(job), { lock: false });
+  // Without the participant lock: withdrawing takes it itself.
+  runner.register(RECIPIENT_OPT_OUT_JOB, createRecipientOptOutHandler(optOut), { lock: false });
+  telegramChannel?.attach({
+    inbound,
+    onBlocked: async (participantId) => {
+      await optOut.recipientRefused({ participantId, channel: TELEGRAM_CHANNEL, reason: 'blocked the bot' });
+    },
+  });
   // `chat_url`: absolute with PROMPTPIPE_PUBLIC_URL (a link to send as it is), else the path on this server.
   const chatUrlFor = chatLinks
     ? async (participant: { id: string; channel: string }) =>
@@ -649,6 +711,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     authThrottle,
     dashboardSignedIn: (request) => dashboardSessions.current(request)?.signedIn === true,
     chatUrlFor,
+    ...(telegramChannel
+      ? {
+          telegramLinkFor: async (participant: { id: string; channel: string }) =>
+            (participant.channel || channel.name) === TELEGRAM_CHANNEL
+              ? telegramChannel.linkFor(participant.id)
+              : undefined,
+        }
+      : {}),
     store,
     participants,
     clock,
@@ -672,6 +742,23 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         : []),
       ...(channels.get('twilio') && config.channel.twilio
         ? [createTwilioRoutes({ inbound, receipts, ...config.channel.twilio, log })]
+        : []),
+      ...(telegramChannel
+        ? [
+            createTelegramLinkRoutes({
+              participants,
+              linkFor: (id) => telegramChannel.linkFor(id),
+              isLinked: (id) => telegramChannel.isLinked(id),
+            }),
+          ]
+        : []),
+      ...(telegramChannel && telegramSettings?.mode === 'webhook' && telegramSettings.webhookSecret
+        ? [
+            createTelegramRoutes({
+              secret: telegramSettings.webhookSecret,
+              handleUpdate: (update) => telegramChannel.handleUpdate(update),
+            }),
+          ]
         : []),
     ],
     metrics,
@@ -767,6 +854,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         // WhatsApp acknowledges a message once received: stop receiving before the pipeline refuses messages, or one
         // arriving in between would be lost. Deliveries still running then are held for the next start.
         await whatsappWebChannel?.stop?.();
+        await telegramChannel?.stop?.();
         await inbound.stop();
         await runner.stop();
         for (const enabled of channels.all()) await enabled.stop?.();

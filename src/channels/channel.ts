@@ -87,31 +87,6 @@ export class PermanentDeliveryError extends Error {
   }
 }
 
-export interface Channel {
-  readonly name: string;
-  /** False: polls are sent as text with a numbered list, and numeric or exact-text replies become poll answers. */
-  readonly supportsPolls: boolean;
-  /**
-   * Rejects when the message was not delivered: with `PermanentDeliveryError` when retrying cannot help, with any
-   * other error when it may (the outbox retries it with back-off).
-   */
-  send(message: OutboundMessage): Promise<DeliveryResult>;
-  /** True when the provider itself confirms an opt-out (Twilio SMS answers STOP): PromptPipe sends no confirmation. */
-  readonly confirmsOptOut?: boolean;
-  /** Starts receiving, where the channel pulls or holds a connection (the webhook channel is pushed to over HTTP). */
-  start?(): Promise<void>;
-  stop?(): Promise<void>;
-}
-
-/** A participant's message as a channel hands it to PromptPipe. */
-export interface ChannelInboundMessage {
-  channel: string;
-  /** E.164 sender. */
-  from: string;
-  text: string;
-  providerMessageId?: string;
-  timestamp?: Date;
-  pollAnswer?: PollAnswer;
 /**
  * A `PermanentDeliveryError` that says the participant refused the channel itself (blocked the Telegram bot): the
  * outbox withdraws them as if they had sent STOP (`recipient-opt-out.ts`), and START brings them back.
@@ -138,4 +113,29 @@ export class DeliveryDeferredError extends Error {
   }
 }
 
+export interface Channel {
+  readonly name: string;
+  /** False: polls are sent as text with a numbered list, and numeric or exact-text replies become poll answers. */
+  readonly supportsPolls: boolean;
+  /**
+   * Rejects when the message was not delivered: with `PermanentDeliveryError` when retrying cannot help, with any
+   * other error when it may (the outbox retries it with back-off).
+   */
+  send(message: OutboundMessage): Promise<DeliveryResult>;
+  /** True when the provider itself confirms an opt-out (Twilio SMS answers STOP): PromptPipe sends no confirmation. */
+  readonly confirmsOptOut?: boolean;
+  /** Starts receiving, where the channel pulls or holds a connection (the webhook channel is pushed to over HTTP). */
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+}
+
+/** A participant's message as a channel hands it to PromptPipe. */
+export interface ChannelInboundMessage {
+  channel: string;
+  /** E.164 sender. */
+  from: string;
+  text: string;
+  providerMessageId?: string;
+  timestamp?: Date;
+  pollAnswer?: PollAnswer;
 }

@@ -40,10 +40,7 @@ export interface OptOutHandler {
 
 /** `" stop "` → `STOP`; `"Stop all"` → `STOPALL`; a bot command counts as its word: `/stop` → `STOP`. */
 export function normaliseKeyword(text: string): string {
-  return text
-    .replace(/\s+/g, '')
-    .replace(/^\//, '')
-    .toUpperCase();
+  return text.replace(/\s+/g, '').replace(/^\//, '').toUpperCase();
 }
 
 export function createOptOutHandler(options: {
@@ -106,7 +103,10 @@ export function createOptOutHandler(options: {
         data: { channel: refusal.channel, reason: refusal.reason, status_before: participant.status },
         createdAt: clock.now(),
       });
-      log.info({ participantId: participant.id, channel: refusal.channel }, 'participant refused the channel: opted out');
+      log.info(
+        { participantId: participant.id, channel: refusal.channel },
+        'participant refused the channel: opted out',
+      );
       return true;
     },
     async handle(inbound, participant) {

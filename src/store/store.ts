@@ -15,6 +15,7 @@
  */
 import type { FlowState } from '../domain/flow-state.ts';
 import type { Participant, ParticipantStatus } from '../domain/participant.ts';
+import type { OriginalRecordRepository } from './original-records.ts';
 
 export interface StoreRepositories {
   readonly participants: ParticipantRepository;
@@ -37,6 +38,8 @@ export interface StoreRepositories {
   readonly deliveries: DeliveryRepository;
   readonly webChatTokens: WebChatTokenRepository;
   readonly roster: RosterRepository;
+  /** The original PromptPipe's receipts, responses and response figures (`original-records.ts`). */
+  readonly originalRecords: OriginalRecordRepository;
   readonly telegram: TelegramRepository;
 }
 

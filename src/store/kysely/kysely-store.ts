@@ -11,6 +11,7 @@ import { createInboundMessageRepository } from './inbound-message-repository.ts'
 import { createJobRepository } from './job-repository.ts';
 import { createLlmCallRepository } from './llm-call-repository.ts';
 import { createLlmOutageRepository } from './llm-outage-repository.ts';
+import { createOriginalRecordRepository } from './original-records-repository.ts';
 import { createParticipantRepository } from './participant-repository.ts';
 import { createResearchReadRepository } from './research-read-repository.ts';
 import { createRosterRepository } from './roster-repository.ts';
@@ -43,6 +44,7 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect, 
     deliveries: createDeliveryRepository(db),
     webChatTokens: createWebChatTokenRepository(db),
     roster: createRosterRepository(db, dialect),
+    originalRecords: createOriginalRecordRepository(db),
     telegram: createTelegramRepository(db),
   };
 }
