@@ -26,6 +26,8 @@ export interface FakeTelegramBotApi {
   readonly botUsername: string;
   /** Every call of an accepted shape, in order (`ok`: whether it succeeded). */
   readonly calls: BotCall[];
+  /** The polls sent, with the ids Telegram gave them (what a `poll_answer` names). */
+  readonly sentPolls: { id: string; chatId: number; question: string; options: string[] }[];
   /** Requests refused for their shape or method, with the reason. */
   readonly rejected: string[];
   /** The next sendMessage / sendPoll answers are these failures, in order. */
@@ -69,6 +71,7 @@ export async function startFakeTelegramBotApi(options: {
     url: '',
     botUsername,
     calls: [],
+    sentPolls: [],
     rejected: [],
     failures: [],
     webhook: undefined,
@@ -164,6 +167,12 @@ export async function startFakeTelegramBotApi(options: {
           type: 'regular',
           allows_multiple_answers: body.allows_multiple_answers ?? false,
         };
+        fake.sentPolls.push({
+          id: poll.id,
+          chatId: Number(body.chat_id),
+          question: String(body.question),
+          options: options.map(({ text }) => text),
+        });
         return success(message(Number(body.chat_id), { poll }));
       }
       case 'getUpdates':
