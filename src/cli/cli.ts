@@ -16,6 +16,7 @@ import { IMPORT_COLUMNS } from '../research/import/import-input.ts';
 import { announceStateDirServer } from '../store/sqlite/state-dir-lock.ts';
 import { type ExportCommandOptions, runExport } from './export-command.ts';
 import { readImportFile, runImport } from './import-command.ts';
+import { type MigrateFromOriginalOptions, runMigrateFromOriginal } from './migrate-from-original-command.ts';
 import { callRunningServer, isStateDirInUse, type RunningServer, runningServer } from './running-server.ts';
 import { registerWhatsAppCommands } from './whatsapp-commands.ts';
 
@@ -376,6 +377,25 @@ export function buildCli(io: CliIo = processIo): Command {
         await app.stop();
       }
       if (failed) io.exit(1);
+    });
+
+  program
+    .command('migrate-from-original')
+    .description(
+      "import the original PromptPipe's database: participants, history, schedules, timers, receipts, responses " +
+        '(a dry run that only reports, unless --apply)',
+    )
+    .requiredOption('--from <database>', "the original's SQLite file (state.db) or PostgreSQL DSN")
+    .option('--apply', 'import, in one transaction (without it nothing is written)')
+    .option('--json', 'print the report as JSON')
+    .action(async (options: MigrateFromOriginalOptions) => {
+      const config = readConfig(io);
+      await runMigrateFromOriginal(options, {
+        config,
+        openStore: (storeConfig, log) => openStore(storeConfig, log),
+        log: commandLogger(config),
+        stdout: io.stdout,
+      });
     });
 
   registerWhatsAppCommands(program, io);
