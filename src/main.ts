@@ -801,6 +801,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       runner,
       channelNames: channels.names,
       chatLinks,
+      ...(telegramChannel ? { telegramLinks: telegramChannel } : {}),
       live: createLiveTranscripts,
     }),
   );

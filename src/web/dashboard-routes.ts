@@ -22,6 +22,7 @@ import type { LiveTranscripts } from './live-transcript.ts';
 import { registerOverviewRoutes } from './overview-routes.ts';
 import { addPageSecurityHeaders } from './page-security.ts';
 import { registerParticipantActionRoutes } from './participant-action-routes.ts';
+import type { TelegramLinksView } from './participant-routes.ts';
 import { registerParticipantPageRoutes } from './participant-routes.ts';
 import { registerRosterRoutes } from './roster-routes.ts';
 import { dashboardEntry } from './transcript-view.ts';
@@ -45,6 +46,8 @@ export interface DashboardOptions {
   channelNames: readonly string[];
   /** Present when the web-chat channel is enabled. */
   chatLinks: WebChatLinks | undefined;
+  /** Present when the telegram channel is enabled: the participant page shows a one-time deep link. */
+  telegramLinks?: TelegramLinksView | undefined;
   live: (app: FastifyInstance) => LiveTranscripts;
 }
 

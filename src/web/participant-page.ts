@@ -16,6 +16,8 @@ export interface ParticipantPageData {
   /** Newest first. */
   events: StoredEvent[];
   chatPath: string | undefined;
+  /** A telegram participant's new one-time deep link, and whether a chat is bound already. */
+  telegram?: { link: string; linked: boolean } | undefined;
 }
 
 function zoneNote(participant: Participant, zone: string): string {
@@ -40,6 +42,7 @@ export function participantPage(context: PageContext, data: ParticipantPageData)
 <dt>Sub-state</dt><dd id="sub-state">${state.conversationState}</dd><dt>Time zone</dt><dd id="participant-zone">${zoneNote(participant, time.zone)}</dd>
 <dt>Language</dt><dd id="participant-language">${participant.language ?? '—'}</dd>
 <dt>Success count</dt><dd id="success-count">${profile?.success_count ?? 0}</dd><dt>Prompts sent</dt><dd>${profile?.total_prompts ?? 0}</dd>
+${data.telegram ? html`<dt>Telegram link</dt><dd><a id="telegram-link" href="${data.telegram.link}">${data.telegram.link}</a> (${data.telegram.linked ? 'chat linked; a new link moves it' : 'not opened yet'}; one use, 30 days)</dd>` : ''}
 ${data.chatPath ? html`<dt>Web chat link</dt><dd><a id="chat-link" href="${data.chatPath}">${data.chatPath}</a> ${action('chat-link', 'Revoke and issue a new link')}</dd>` : ''}
 </dl></div>
 <div class="card" id="profile"><h2>Profile and tone</h2>${profileSection(profile, time)}</div>

@@ -104,6 +104,20 @@ describe('the telegram channel in the application', () => {
     expect(missing.statusCode).toBe(404);
   });
 
+  it("shows a new one-time link on the dashboard's participant page", async () => {
+    const { id } = await enrolledAndLinked();
+    const page = await app.server.inject({ method: 'GET', url: `/dashboard/participants/${id}` });
+    expect(page.statusCode).toBe(200);
+    const link = /id="telegram-link" href="(https:\/\/t\.me\/StudyCoachBot\?start=[A-Za-z0-9_-]+)"/.exec(
+      page.body,
+    )?.[1];
+    expect(link).toBeDefined();
+    expect(page.body).toContain('chat linked');
+    // The link works: opened from another Telegram account, it moves the participant's chat there.
+    await telegramUser(api, 2002, { deliver: webhook }).pressStart(link);
+    expect(await app.store.telegram.chatOf(id)).toBe('2002');
+  });
+
   it('withdraws a participant who blocked the bot when a delivery is refused', async () => {
     const { id, user } = await enrolledAndLinked();
     await user.blocks({ silently: true });
