@@ -133,6 +133,17 @@ describe('the telegram channel in the application', () => {
     expect(history.find((entry) => entry.content === 'Are you there?')?.delivery?.status).toBe('failed');
   });
 
+  it('withdraws a participant as soon as Telegram reports that they blocked the bot', async () => {
+    const { id, user } = await enrolledAndLinked();
+    const sentBefore = api.calls.length;
+    expect(await user.blocks()).toBe(200);
+    expect(await statusOf(id)).toBe('withdrawn');
+    const [optedOut] = await app.store.events.list({ participantId: id, type: OPTED_OUT_EVENT });
+    expect(optedOut?.data).toMatchObject({ channel: 'telegram', reason: 'blocked the bot' });
+    // No confirmation: it could not reach them.
+    expect(api.calls.slice(sentBefore)).toEqual([]);
+  });
+
   it('holds a rate-limited delivery as long as Telegram asks, then sends it', async () => {
     const { id } = await enrolledAndLinked();
     api.failures.push({
