@@ -108,12 +108,21 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
     throw new TelegramNotLinkedError(message.participantId);
   }
 
+  /** Telegram's refusal as the outbox needs it; what fails after Telegram accepted (recording it) stays as it is. */
+  async function call<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw classifyTelegramError(error);
+    }
+  }
+
   async function deliver(message: OutboundMessage, chatId: string): Promise<DeliveryResult> {
     const now = clock.now();
     const record = { outboundId: message.id, participantId: message.participantId, chatId, createdAt: now };
     if (message.kind === 'poll' && message.poll) {
       const { question, options: choices } = message.poll;
-      const sent = await api.sendPoll(chatId, question, choices);
+      const sent = await call(() => api.sendPoll(chatId, question, choices));
       await store.telegram.recordSent({
         ...record,
         messageId: sent.messageId,
@@ -122,7 +131,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
       return { providerMessageId: `${chatId}:${sent.messageId}` };
     }
     let messageId = '';
-    for (const part of splitText(message.text)) messageId = (await api.sendText(chatId, part)).messageId;
+    for (const part of splitText(message.text)) messageId = (await call(() => api.sendText(chatId, part))).messageId;
     await store.telegram.recordSent({ ...record, messageId });
     return { providerMessageId: `${chatId}:${messageId}` };
   }
@@ -152,12 +161,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
     async send(message) {
       const already = await store.telegram.sentByOutboundId(message.id);
       if (already) return { providerMessageId: `${already.chatId}:${already.messageId}` };
-      const chatId = await chatFor(message);
-      try {
-        return await deliver(message, chatId);
-      } catch (error) {
-        throw classifyTelegramError(error);
-      }
+      return deliver(message, await chatFor(message));
     },
     async start() {
       let me: { username: string };

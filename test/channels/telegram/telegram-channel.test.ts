@@ -6,9 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryDeferredError, RecipientOptedOutError } from '../../../src/channels/channel.ts';
 import { DELIVER_MESSAGE_JOB } from '../../../src/channels/outbox-messenger.ts';
 import { TelegramNotLinkedError, telegramLinkWakeKey } from '../../../src/channels/telegram/held-deliveries.ts';
+import { createTelegramBotApi } from '../../../src/channels/telegram/telegram-bot-api.ts';
+import { createTelegramChannel } from '../../../src/channels/telegram/telegram-channel.ts';
 import { START_CODE_LIFETIME_MS } from '../../../src/channels/telegram/telegram-links.ts';
 import type { Participant } from '../../../src/domain/participant.ts';
 import { createBuiltInMessageCatalogue } from '../../../src/i18n/built-in-catalogues.ts';
+import { silentLog } from '../../../src/observability/log.ts';
 import { telegramUser } from '../../support/fake-telegram-users.ts';
 import { waitUntil } from '../../support/wait-until.ts';
 import { PUBLIC_URL, startTelegramHarness, type TelegramHarness, WEBHOOK_SECRET } from './telegram-harness.ts';
@@ -209,6 +212,25 @@ describe('the telegram channel', () => {
     expect(woken?.runAt).toEqual(now);
     // Something was waiting: the greeting is the confirmation, no "connected" notice.
     expect(textsTo(telegram as TelegramHarness, 1001)).toEqual([]);
+  });
+
+  it('refuses to start with a token Telegram does not know, naming the setting and not the token', async () => {
+    const { harness, api } = await setUp();
+    const wrong = createTelegramChannel({
+      api: createTelegramBotApi({ token: '999:not-the-token', apiUrl: api.url, timeoutMs: 5_000 }),
+      mode: 'polling',
+      webhookSecret: undefined,
+      publicUrl: undefined,
+      store: harness.store,
+      clock: harness.clock,
+      log: silentLog,
+      messages: english,
+      onJobEnqueued: () => {},
+    });
+    const failure = await wrong.start?.().catch((error: unknown) => error as Error);
+    expect(failure?.message).toContain('TELEGRAM_BOT_TOKEN');
+    expect(failure?.message).toContain('401');
+    expect(failure?.message).not.toContain('not-the-token');
   });
 
   it('registers its webhook with the secret at start-up', async () => {
