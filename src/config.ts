@@ -5,6 +5,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parse as parseDotenv } from 'dotenv';
+import type { TemplateCatalogue } from './channels/outside-window/message-templates.ts';
+import {
+  type TemplateFile,
+  TWILIO_CONTENT_SID_PREFIX,
+  twilioContentTemplateSettings,
+  whatsAppTemplateSettings,
+} from './channels/outside-window/template-settings.ts';
+import { DEFAULT_WHATSAPP_CLOUD_API_URL } from './channels/whatsapp-cloud/graph-api-versions.ts';
+import type { WhatsAppTemplate } from './channels/whatsapp-cloud/whatsapp-cloud-messages.ts';
 import { parseDuration } from './domain/duration.ts';
 import { AppError } from './domain/errors.ts';
 import { canonicalLanguageTag } from './domain/language.ts';
@@ -165,6 +174,11 @@ export interface WhatsAppCloudSettings {
   /** The approved template sent outside the 24-hour window; without it such messages fail. */
   templateName: string | undefined;
   templateLanguage: string;
+  /**
+   * More templates by kind and language: the polls' quick-reply templates (`WHATSAPP_CLOUD_DONE_POLL_TEMPLATE_NAME`,
+   * `WHATSAPP_CLOUD_INTENSITY_POLL_TEMPLATE_NAME`) and `WHATSAPP_CLOUD_TEMPLATES_FILE`; absent when none is set.
+   */
+  templates?: TemplateCatalogue<WhatsAppTemplate>;
 }
 
 /** Twilio settings (`TWILIO_*`). */
@@ -177,6 +191,11 @@ export interface TwilioSettings {
   /** The externally visible base URL (no trailing slash): signatures and the status callback URL. */
   publicUrl: string;
   apiUrl: string;
+  /**
+   * WhatsApp Content Templates (`HX…`) by kind and language, sent outside the 24-hour window (`TWILIO_CONTENT_SID_*`,
+   * `TWILIO_CONTENT_TEMPLATES_FILE`); absent when none is set.
+   */
+  contentTemplates?: TemplateCatalogue<string>;
 }
 
 /** Telegram bot settings (`TELEGRAM_*`). */
@@ -191,7 +210,7 @@ export interface TelegramSettings {
 }
 
 export const DEFAULT_TELEGRAM_API_URL = 'https://api.telegram.org';
-export const DEFAULT_WHATSAPP_CLOUD_API_URL = 'https://graph.facebook.com/v21.0';
+export { DEFAULT_WHATSAPP_CLOUD_API_URL };
 export const DEFAULT_TWILIO_API_URL = 'https://api.twilio.com';
 
 /** The usual carrier opt-out words; a message that is exactly one of them (any case, spaces ignored) opts out. */
@@ -296,6 +315,28 @@ class ConfigReader {
       .filter((word) => word !== '');
     if (words.length === 0) this.problems.push(`${name} must list at least one word (got "${value}")`);
     return words;
+  }
+
+  /** The names of the set variables that start with `prefix` (`TWILIO_CONTENT_SID_`), with their values. */
+  startingWith(prefix: string): [string, string][] {
+    // Object.keys does not go through the read-tracking `get`: only the names found are marked read, by `string`.
+    return Object.keys(this.env)
+      .filter((name) => name.startsWith(prefix))
+      .flatMap((name) => {
+        const value = this.string(name);
+        return value === undefined ? [] : [[name, value] as [string, string]];
+      });
+  }
+
+  /** The JSON of the file a variable names, or why it could not be read; undefined when the variable is unset. */
+  jsonFile(name: string): TemplateFile | undefined {
+    const path = this.string(name);
+    if (path === undefined) return undefined;
+    try {
+      return { variable: name, path, json: JSON.parse(readFileSync(path, 'utf8')) as unknown };
+    } catch (error) {
+      return { variable: name, path, json: undefined, error: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   /** True when the variable is present but blank (an explicit "off" / "omit"). */
@@ -561,14 +602,26 @@ function baseUrlProblem(value: string): string | undefined {
 
 function readWhatsAppCloudSettings(read: ConfigReader): WhatsAppCloudSettings {
   const channel = 'whatsapp-cloud';
+  const templateName = read.string('WHATSAPP_CLOUD_TEMPLATE_NAME');
+  const templateLanguage = read.string('WHATSAPP_CLOUD_TEMPLATE_LANGUAGE') ?? 'en_US';
+  const templates = whatsAppTemplateSettings(
+    {
+      donePollTemplate: read.string('WHATSAPP_CLOUD_DONE_POLL_TEMPLATE_NAME'),
+      intensityPollTemplate: read.string('WHATSAPP_CLOUD_INTENSITY_POLL_TEMPLATE_NAME'),
+      templateLanguage,
+      file: read.jsonFile('WHATSAPP_CLOUD_TEMPLATES_FILE'),
+    },
+    read.problems,
+  );
   return {
     accessToken: read.required('WHATSAPP_CLOUD_ACCESS_TOKEN', channel),
     phoneNumberId: read.required('WHATSAPP_CLOUD_PHONE_NUMBER_ID', channel),
     appSecret: read.required('WHATSAPP_CLOUD_APP_SECRET', channel),
     verifyToken: read.required('WHATSAPP_CLOUD_VERIFY_TOKEN', channel),
     apiUrl: read.url('WHATSAPP_CLOUD_API_URL', DEFAULT_WHATSAPP_CLOUD_API_URL),
-    templateName: read.string('WHATSAPP_CLOUD_TEMPLATE_NAME'),
-    templateLanguage: read.string('WHATSAPP_CLOUD_TEMPLATE_LANGUAGE') ?? 'en_US',
+    templateName,
+    templateLanguage,
+    ...(templates ? { templates } : {}),
   };
 }
 
@@ -583,6 +636,18 @@ function readTwilioSettings(read: ConfigReader): TwilioSettings {
   }
   const publicUrl = read.required('TWILIO_PUBLIC_URL', channel);
   if (publicUrl && !URL.canParse(publicUrl)) read.problems.push(`TWILIO_PUBLIC_URL must be a URL (got "${publicUrl}")`);
+  const contentTemplates = twilioContentTemplateSettings(
+    {
+      contentSids: read.startingWith(TWILIO_CONTENT_SID_PREFIX),
+      file: read.jsonFile('TWILIO_CONTENT_TEMPLATES_FILE'),
+    },
+    read.problems,
+  );
+  if (contentTemplates && !from?.toLowerCase().startsWith('whatsapp:')) {
+    read.problems.push(
+      'TWILIO_CONTENT_SID_* and TWILIO_CONTENT_TEMPLATES_FILE need a WhatsApp sender (TWILIO_FROM=whatsapp:+…)',
+    );
+  }
   return {
     accountSid: read.required('TWILIO_ACCOUNT_SID', channel),
     authToken: read.required('TWILIO_AUTH_TOKEN', channel),
@@ -590,6 +655,7 @@ function readTwilioSettings(read: ConfigReader): TwilioSettings {
     messagingServiceSid,
     publicUrl: publicUrl.replace(/\/+$/, ''),
     apiUrl: read.url('TWILIO_API_URL', DEFAULT_TWILIO_API_URL),
+    ...(contentTemplates ? { contentTemplates } : {}),
   };
 }
 

@@ -25,6 +25,12 @@ import { warnAboutDisabledChannels } from './channels/disabled-channels.ts';
 import { createInboundService, type InboundService, LLM_OUTAGE_RETRY_JOB } from './channels/inbound-service.ts';
 import { createOptOutHandler } from './channels/opt-out.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
+import { withTemplateBundling } from './channels/outside-window/template-bundling.ts';
+import {
+  createWindowResendHandler,
+  WINDOW_RESEND_JOB,
+  withWindowResend,
+} from './channels/outside-window/window-resend.ts';
 import {
   createRecipientOptOutHandler,
   queueRecipientOptOut,
@@ -39,6 +45,7 @@ import { createTwilioRoutes } from './channels/twilio/twilio-webhook-route.ts';
 import { createWebChatChannel, WEB_CHAT_CHANNEL } from './channels/web-chat/web-chat-channel.ts';
 import { createWebhookChannel } from './channels/webhook/webhook-channel.ts';
 import { createWebhookInboundRoutes } from './channels/webhook/webhook-inbound-route.ts';
+import { graphApiVersionWarning } from './channels/whatsapp-cloud/graph-api-versions.ts';
 import { createWhatsAppCloudChannel } from './channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
 import { createWhatsAppCloudRoutes } from './channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
 import { type ConnectionLease, createInProcessLease } from './channels/whatsapp-web/connection-lease.ts';
@@ -62,6 +69,7 @@ import { createIntakeModule } from './engine/modules/intake-module.ts';
 import { createRequestGuard } from './engine/request-validator.ts';
 import { loadLanguageSystemPrompts, loadSystemPrompts } from './engine/system-prompts.ts';
 import { loadMessageCatalogue } from './i18n/load-message-catalogue.ts';
+import type { MessageCatalogue } from './i18n/message-catalogue.ts';
 import { createCircuitBreakerLlm } from './llm/circuit-breaker-llm.ts';
 import { createConcurrencyLimitedLlm } from './llm/concurrency-limited-llm.ts';
 import type { LlmClient } from './llm/llm.ts';
@@ -280,20 +288,34 @@ function createConfiguredChannels(
   clock: Clock,
   whatsappWeb?: () => Channel,
   telegram?: Channel,
+  messages?: MessageCatalogue,
 ): Channel[] {
   return config.channel.enabled.map((name) => {
     if (name === WHATSAPP_WEB_CHANNEL && whatsappWeb) return whatsappWeb();
     if (name === TELEGRAM_CHANNEL && telegram) return telegram;
     const twilio = config.channel.twilio;
-    if (name === 'twilio' && twilio) return createTwilioChannel({ ...twilio, timeoutMs: WEBHOOK_TIMEOUT_MS });
+    if (name === 'twilio' && twilio) {
+      return createTwilioChannel({
+        ...twilio,
+        lastInboundAt: (participantId) => store.inbound.lastReceivedAt(participantId, 'twilio'),
+        clock,
+        timeoutMs: WEBHOOK_TIMEOUT_MS,
+        log,
+        ...(messages ? { messages } : {}),
+      });
+    }
     const whatsappCloud = config.channel.whatsappCloud;
     if (name === 'whatsapp-cloud' && whatsappCloud) {
+      // Meta's end dates are real dates, whatever clock the study runs on.
+      const versionWarning = graphApiVersionWarning(whatsappCloud.apiUrl, systemClock.now());
+      if (versionWarning) log.warn({ apiUrl: whatsappCloud.apiUrl }, versionWarning);
       return createWhatsAppCloudChannel({
         ...whatsappCloud,
         lastInboundAt: (participantId) => store.inbound.lastReceivedAt(participantId, 'whatsapp-cloud'),
         clock,
         timeoutMs: WEBHOOK_TIMEOUT_MS,
         log,
+        ...(messages ? { messages } : {}),
       });
     }
     if (name === 'console') {
@@ -553,11 +575,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const channels = createChannelRegistry(
     options.channel
       ? [options.channel]
-      : createConfiguredChannels(config, log, store, clock, createWhatsAppWeb, telegramChannel),
+      : createConfiguredChannels(config, log, store, clock, createWhatsAppWeb, telegramChannel, messages),
   );
   const channel = channels.defaultChannel;
   const whatsappWebChannel = channels.all().find(isWhatsAppWebChannel);
   const receipts = createDeliveryReceipts({ store, clock, metrics, log });
+  // A provider's "outside the window" failure (131047, 63016) re-sends the message as a template (window-resend.ts).
+  const providerReceipts = withWindowResend(receipts, { store, channels, clock, newId, log, onEnqueued: notifyRunner });
+  runner.register(WINDOW_RESEND_JOB, createWindowResendHandler({ store, clock, newId, log, onEnqueued: notifyRunner }));
   whatsappWebChannel?.attachReceipts(receipts);
   // Deliveries held while WhatsApp Web was not connected go out as soon as it is (each still one job row).
   whatsappWebChannel?.onConnected(() => {
@@ -569,15 +594,23 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   runner.register(
     DELIVER_MESSAGE_JOB,
     withDeliveryHold({
-      handler: createDeliveryHandler({
+      // Outside the WhatsApp window, a prompt's polls go in its template (template-bundling.ts).
+      handler: withTemplateBundling({
+        store,
         channels,
-        metrics,
-        log,
         receipts,
-        messages,
-        durable: () => store.durable(),
-        // A participant who blocked the bot is withdrawn, as by STOP (recipient-opt-out.ts).
-        onRecipientOptedOut: (refusal, tx) => queueRecipientOptOut(tx, refusal, { now: clock.now(), newId }),
+        clock,
+        log,
+        handler: createDeliveryHandler({
+          channels,
+          metrics,
+          log,
+          receipts,
+          messages,
+          durable: () => store.durable(),
+          // A participant who blocked the bot is withdrawn, as by STOP (recipient-opt-out.ts).
+          onRecipientOptedOut: (refusal, tx) => queueRecipientOptOut(tx, refusal, { now: clock.now(), newId }),
+        }),
       }),
       clock,
       log,
@@ -738,10 +771,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
           ]
         : []),
       ...(channels.get('whatsapp-cloud') && config.channel.whatsappCloud
-        ? [createWhatsAppCloudRoutes({ inbound, receipts, ...config.channel.whatsappCloud, log })]
+        ? [createWhatsAppCloudRoutes({ inbound, receipts: providerReceipts, ...config.channel.whatsappCloud, log })]
         : []),
       ...(channels.get('twilio') && config.channel.twilio
-        ? [createTwilioRoutes({ inbound, receipts, ...config.channel.twilio, log })]
+        ? [createTwilioRoutes({ inbound, receipts: providerReceipts, ...config.channel.twilio, log })]
         : []),
       ...(telegramChannel
         ? [

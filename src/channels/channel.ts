@@ -32,6 +32,29 @@ export interface OutboundMessage {
   kind: 'text' | 'poll';
   text: string;
   poll?: OutboundPoll;
+  /** The participant's language, where a template is chosen by it (outside the WhatsApp window; set on delivery). */
+  language?: string;
+  /**
+   * Outside the WhatsApp window: the polls queued right behind this message, sent with it in ONE template message
+   * (a daily prompt and its polls: one paid template, not three). Their receipts are this message's.
+   */
+  followUps?: OutboundMessage[];
+  /** The provider said the window is closed (131047, 63016): send it as a template whatever the channel reckons. */
+  outsideWindow?: boolean;
+}
+
+/**
+ * A channel with a customer-service window (WhatsApp, directly or through Twilio): outside it, only an approved
+ * template may be sent. The outbox asks it whether a delivery is outside (to send the polls queued behind the
+ * message in the same template), and re-sends what a provider failed afterwards for being outside.
+ */
+export interface TemplateWindow {
+  /** True when this message can only go as a template now (the participant has not written in 24 hours). */
+  isClosed(message: OutboundMessage): Promise<boolean>;
+  /** Whether a message with these follow-ups still fits in one template message (the provider's length limit). */
+  fitsOneTemplate(message: OutboundMessage): boolean;
+  /** The provider's error codes that say "outside the window" in a failed receipt (131047; 63016). */
+  readonly closedErrorCodes: readonly string[];
 }
 
 export interface DeliveryResult {
@@ -124,6 +147,8 @@ export interface Channel {
   send(message: OutboundMessage): Promise<DeliveryResult>;
   /** True when the provider itself confirms an opt-out (Twilio SMS answers STOP): PromptPipe sends no confirmation. */
   readonly confirmsOptOut?: boolean;
+  /** Present on channels with a customer-service window (WhatsApp Cloud API; Twilio with a `whatsapp:` sender). */
+  readonly templateWindow?: TemplateWindow;
   /** Starts receiving, where the channel pulls or holds a connection (the webhook channel is pushed to over HTTP). */
   start?(): Promise<void>;
   stop?(): Promise<void>;

@@ -3,16 +3,9 @@ import { PassThrough } from 'node:stream';
 import { expect, vi } from 'vitest';
 import { createConsoleChannel } from '../../src/channels/console/console-channel.ts';
 import { createDeliveryReceipts } from '../../src/channels/delivery-receipts.ts';
-import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
-import { createTwilioChannel } from '../../src/channels/twilio/twilio-channel.ts';
-import { signTwilioRequest } from '../../src/channels/twilio/twilio-signature.ts';
-import { createTwilioRoutes } from '../../src/channels/twilio/twilio-webhook-route.ts';
 import { createWebChatChannel } from '../../src/channels/web-chat/web-chat-channel.ts';
 import { createWebhookChannel } from '../../src/channels/webhook/webhook-channel.ts';
 import { signatureHeaders } from '../../src/channels/webhook/webhook-signature.ts';
-import { createWhatsAppCloudChannel } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
-import { signWhatsAppBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-signature.ts';
-import { createWhatsAppCloudRoutes } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
 import { FakeWhatsApp } from '../../src/channels/whatsapp-web/fake-whatsapp-socket.ts';
 import { phoneToJid } from '../../src/channels/whatsapp-web/whatsapp-jid.ts';
 import { AppError } from '../../src/domain/errors.ts';
@@ -20,9 +13,7 @@ import { silentLog } from '../../src/observability/log.ts';
 import { createChatRoutes } from '../../src/web/chat-routes.ts';
 import { createLiveTranscripts } from '../../src/web/live-transcript.ts';
 import { createWebChatLinks, type WebChatLinks } from '../../src/web/web-chat-links.ts';
-import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
-import { startFakeTwilioApi } from '../support/fake-twilio-api.ts';
-import { startFakeWhatsAppCloudApi, whatsappWebhookBody } from '../support/fake-whatsapp-cloud-api.ts';
+import { createApiHarness } from '../support/api-harness.ts';
 import { startHttpReceiver } from '../support/http-receiver.ts';
 import { describeChannelContract } from './channel-contract.ts';
 import { linkFakeAccount, startChannel } from './whatsapp-web/whatsapp-web-harness.ts';
@@ -104,204 +95,6 @@ describeChannelContract(
     'retryable failure': 'printing to the terminal cannot fail transiently',
     'rate limited': 'printing to the terminal is never rate-limited',
     'recipient blocked': 'the terminal cannot refuse what is printed',
-  },
-);
-
-describeChannelContract(
-  'whatsapp-cloud',
-  async () => {
-    const accessToken = 'EAAG-contract';
-    const phoneNumberId = '1234567890';
-    const appSecret = 'meta-app-secret';
-    const api = await startFakeWhatsAppCloudApi({ accessToken, phoneNumberId });
-    let harness: ApiHarness | undefined;
-    harness = await createApiHarness({
-      extraChannelRoutes: ({ inbound, store, clock }) => [
-        createWhatsAppCloudRoutes({
-          inbound,
-          receipts: createDeliveryReceipts({ store, clock, metrics: noMetrics, log: silentLog }),
-          appSecret,
-          verifyToken: 'verify',
-          log: silentLog,
-        }),
-      ],
-    });
-    const h = harness;
-    const post = async (body: unknown, bad = false) => {
-      const raw = JSON.stringify(body);
-      const response = await h.call('POST', '/channels/whatsapp-cloud/webhook', raw, {
-        'x-hub-signature-256': bad ? signWhatsAppBody('not-the-secret', raw) : signWhatsAppBody(appSecret, raw),
-      });
-      return response.statusCode;
-    };
-    const digits = (phone: string) => phone.replace('+', '');
-    return {
-      channel: createWhatsAppCloudChannel({
-        accessToken,
-        phoneNumberId,
-        apiUrl: api.url,
-        templateName: undefined,
-        templateLanguage: 'en_US',
-        lastInboundAt: async () => new Date(),
-        clock: { now: () => new Date() },
-        timeoutMs: 5000,
-        log: silentLog,
-      }),
-      delivered: () =>
-        api.accepted.map(({ body }) => {
-          const interactive = body.interactive as
-            | { body: { text: string }; action: { buttons?: { reply: { title: string } }[] } }
-            | undefined;
-          return {
-            to: `+${String(body.to)}`,
-            text: interactive ? interactive.body.text : ((body.text as { body: string }).body ?? ''),
-            ...(interactive?.action.buttons
-              ? { options: interactive.action.buttons.map((button) => button.reply.title) }
-              : {}),
-          };
-        }),
-      failNext: (kind) =>
-        api.failures.push(
-          kind === 'retryable'
-            ? { status: 503, code: 131000, message: 'Something went wrong' }
-            : { status: 400, code: 131026, message: 'Message Undeliverable' },
-        ),
-      inbound: {
-        harness: h,
-        postText: (from, text, id, options) =>
-          post(
-            whatsappWebhookBody({
-              messages: [{ from: digits(from), id, timestamp: '1772460000', type: 'text', text: { body: text } }],
-            }),
-            options?.badSignature,
-          ),
-        postPollAnswer: (from, pollId, index, option, id) =>
-          post(
-            whatsappWebhookBody({
-              messages: [
-                {
-                  from: digits(from),
-                  id,
-                  timestamp: '1772460000',
-                  type: 'interactive',
-                  interactive: { type: 'button_reply', button_reply: { id: `${pollId}:${index}`, title: option } },
-                },
-              ],
-            }),
-          ),
-        postReceipt: (providerMessageId, status) =>
-          post(
-            whatsappWebhookBody({
-              statuses: [{ id: providerMessageId, status, timestamp: '1772460100', recipient_id: '15551230001' }],
-            }),
-          ),
-      },
-      close: async () => {
-        await api.close();
-        await h.close();
-        harness = undefined;
-      },
-    };
-  },
-  {
-    'rate limited':
-      "Meta's rate-limit errors (130429, 131056) name no wait: they are retried with back-off (retryable failure)",
-    'recipient blocked':
-      'Meta does not tell a business that a user blocked it: the message just fails permanently (131026)',
-  },
-);
-
-describeChannelContract(
-  'twilio',
-  async () => {
-    const accountSid = 'AC00000000000000000000000000000002';
-    const authToken = 'twilio-contract-token';
-    const publicUrl = 'https://coach.example.org';
-    const api = await startFakeTwilioApi({ accountSid, authToken });
-    const harness = await createApiHarness({
-      extraChannelRoutes: ({ inbound, store, clock }) => [
-        createTwilioRoutes({
-          inbound,
-          receipts: createDeliveryReceipts({ store, clock, metrics: noMetrics, log: silentLog }),
-          authToken,
-          publicUrl,
-          log: silentLog,
-        }),
-      ],
-    });
-    const post = async (path: string, params: Record<string, string>, bad = false) => {
-      const response = await harness.app.inject({
-        method: 'POST',
-        url: path,
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-twilio-signature': signTwilioRequest(bad ? 'wrong-token' : authToken, `${publicUrl}${path}`, params),
-        },
-        payload: new URLSearchParams(params).toString(),
-      });
-      return response.statusCode;
-    };
-    const incoming = (from: string, body: string, sid: string) => ({
-      MessageSid: sid,
-      SmsSid: sid,
-      AccountSid: accountSid,
-      From: from,
-      To: '+15550001111',
-      Body: body,
-      NumMedia: '0',
-    });
-    return {
-      channel: createTwilioChannel({
-        accountSid,
-        authToken,
-        from: '+15550001111',
-        messagingServiceSid: undefined,
-        publicUrl,
-        apiUrl: api.url,
-        timeoutMs: 5000,
-      }),
-      delivered: () => api.accepted.map(({ params }) => ({ to: params.To ?? '', text: params.Body ?? '' })),
-      failNext: (kind) =>
-        api.failures.push(
-          kind === 'retryable'
-            ? { status: 503, code: 20500, message: 'Internal Server Error' }
-            : { status: 400, code: 21211, message: "The 'To' number is not a valid phone number." },
-        ),
-      inbound: {
-        harness,
-        postText: (from, text, sid, options) =>
-          post('/channels/twilio/messages', incoming(from, text, sid), options?.badSignature),
-        // SMS has no native polls: a poll is sent first (through the outbox), then the reply is the option's number,
-        // which the inbound service turns into the structured answer.
-        postPollAnswer: async (from, pollId, index, option, sid) => {
-          const participant = await harness.participants.findByPhone(from);
-          if (participant) {
-            const messenger = createOutboxMessenger({
-              store: harness.store,
-              clock: harness.clock,
-              newId: () => pollId,
-            });
-            await messenger.send(
-              participant.id,
-              { type: 'poll', question: 'Did you do it?', options: [option, 'Next time'] },
-              { kind: 'poll', module: 'scheduler' },
-            );
-          }
-          return post('/channels/twilio/messages', incoming(from, String(index + 1), sid));
-        },
-        postReceipt: (sid, status) =>
-          post('/channels/twilio/status', { MessageSid: sid, MessageStatus: status, AccountSid: accountSid }),
-      },
-      close: async () => {
-        await api.close();
-        await harness.close();
-      },
-    };
-  },
-  {
-    'rate limited': "Twilio's 429 names no wait: it is retried with back-off (retryable failure)",
-    'recipient blocked':
-      'Twilio answers STOP itself and forwards it (an inbound opt-out); a send to an unsubscribed number fails permanently (21610)',
   },
 );
 

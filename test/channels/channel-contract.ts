@@ -13,6 +13,7 @@ import {
   RecipientOptedOutError,
 } from '../../src/channels/channel.ts';
 import type { ApiHarness } from '../support/api-harness.ts';
+import { WINDOW_CONTRACT_CASES, type WindowContractCase, windowContractCases } from './channel-window-contract.ts';
 
 export type ContractCase =
   | 'send text'
@@ -25,15 +26,19 @@ export type ContractCase =
   | 'permanent failure'
   | 'retryable failure'
   | 'rate limited'
-  | 'recipient blocked';
+  | 'recipient blocked'
+  | WindowContractCase;
 
 /** The wait a fixture's provider names in its rate-limit answer (`failNext('rate-limited')`). */
 export const CONTRACT_RETRY_AFTER_SECONDS = 7;
 
 export interface ChannelContractFixture {
   channel: Channel;
-  /** What reached the provider, in order: recipient and visible text (poll options when sent natively). */
-  delivered(): { to: string; text: string; options?: string[] }[];
+  /**
+   * What reached the provider, in order: recipient and visible text (poll options when sent natively, or as a
+   * template's quick-reply buttons); a template message names its template, its text being the body variable.
+   */
+  delivered(): { to: string; text: string; options?: string[]; template?: string }[];
   /**
    * The next send fails as the provider would: permanently (4xx), retryably (5xx / 429), rate-limited with a wait of
    * {@link CONTRACT_RETRY_AFTER_SECONDS}, or because the participant blocked the sender.
@@ -45,6 +50,15 @@ export interface ChannelContractFixture {
     postText(from: string, text: string, providerId: string, options?: { badSignature?: boolean }): Promise<number>;
     postPollAnswer(from: string, pollId: string, index: number, option: string, providerId: string): Promise<number>;
     postReceipt(providerMessageId: string, status: 'delivered'): Promise<number>;
+  };
+  /** Adapters with a 24-hour window (`channel.templateWindow`): its cases (channel-window-contract.ts). */
+  window?: {
+    /** From now on, the participant has not written in 25 hours. */
+    close(): void;
+    /** Its provider routes record receipts through the window re-send (`withWindowResend`). */
+    harness: ApiHarness;
+    /** Status code of the provider's receipt saying this message failed for being outside the window. */
+    postWindowFailure(providerMessageId: string): Promise<number>;
   };
   close(): Promise<void>;
 }
@@ -59,6 +73,7 @@ export function describeChannelContract(
   name: string,
   createFixture: () => Promise<ChannelContractFixture>,
   notApplicable: Partial<Record<ContractCase, string>> = {},
+  capabilities: { templateWindow?: boolean } = {},
 ): void {
   describe(`channel contract: ${name}`, () => {
     let fixture: ChannelContractFixture | undefined;
@@ -169,6 +184,14 @@ export function describeChannelContract(
       f.failNext?.('permanent');
       await expect(f.channel.send(outbound())).rejects.toBeInstanceOf(PermanentDeliveryError);
     });
+
+    for (const title of WINDOW_CONTRACT_CASES) {
+      const reason =
+        notApplicable[title] ??
+        (capabilities.templateWindow ? undefined : 'no 24-hour window: every message may be sent free-form');
+      if (reason) it.skip(`${title} (not applicable: ${reason})`, () => windowContractCases[title](setUp));
+      else it(title, () => windowContractCases[title](setUp));
+    }
 
     contractCase('retryable failure', async () => {
       const f = await setUp();

@@ -40,7 +40,14 @@ async function channelWith(
     lastInboundAt: new Date(NOW.getTime() - HOUR),
   },
 ): Promise<{ channel: Channel; api: FakeWhatsAppCloudApi }> {
-  const api = await startFakeWhatsAppCloudApi({ accessToken: TOKEN, phoneNumberId: PHONE_NUMBER_ID });
+  const api = await startFakeWhatsAppCloudApi({
+    accessToken: TOKEN,
+    phoneNumberId: PHONE_NUMBER_ID,
+    templates: [
+      { name: 'daily_checkin', language: 'en_US', bodyVariables: 1 },
+      { name: 'tpl', language: 'en_US', bodyVariables: 1 },
+    ],
+  });
   fake = api;
   const channel = createWhatsAppCloudChannel({
     accessToken: TOKEN,

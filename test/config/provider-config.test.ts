@@ -24,7 +24,7 @@ describe('provider channel settings', () => {
       phoneNumberId: '123',
       appSecret: 'secret',
       verifyToken: 'verify',
-      apiUrl: 'https://graph.facebook.com/v21.0',
+      apiUrl: 'https://graph.facebook.com/v25.0',
       templateName: undefined,
       templateLanguage: 'en_US',
     });

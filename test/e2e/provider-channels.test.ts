@@ -196,7 +196,11 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
     if (stateDir) await rm(stateDir, { recursive: true, force: true });
     const unexpected: string[] = [];
     stateDir = await mkdtemp(join(tmpdir(), 'promptpipe-providers-day-'));
-    whatsapp = await startFakeWhatsAppCloudApi({ accessToken: ACCESS_TOKEN, phoneNumberId: PHONE_NUMBER_ID });
+    whatsapp = await startFakeWhatsAppCloudApi({
+      accessToken: ACCESS_TOKEN,
+      phoneNumberId: PHONE_NUMBER_ID,
+      templates: [{ name: 'study_message', language: 'en_US', bodyVariables: 1 }],
+    });
     twilio = await startFakeTwilioApi({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN });
     model = await startScriptedOpenAiServer({ respond: createStudyCoach(unexpected) });
     server = await startServer({

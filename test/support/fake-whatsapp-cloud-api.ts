@@ -1,11 +1,20 @@
 /**
- * A local fake of the WhatsApp Cloud API's `POST /{phone-number-id}/messages` (Graph API). It accepts only the real
- * request shape (Bearer token, JSON with `messaging_product: "whatsapp"`, a digits-only `to`, and a `text`,
- * `interactive` button/list or `template` object) and answers Meta's shapes: `{messaging_product, contacts, messages:
- * [{id}]}` on success, `{error: {message, type, code, error_subcode?, error_data?, fbtrace_id}}` on failure.
+ * A local fake of the WhatsApp Cloud API's `POST /{version}/{phone-number-id}/messages` (Graph API). It accepts only
+ * the real request shapes (fake-whatsapp-cloud-shapes.ts: Bearer token, the documented fields of a `text`,
+ * `interactive` or `template` message, a template exactly as registered) and answers Meta's shapes: `{messaging_product,
+ * contacts, messages: [{id}]}` on success, `{error: {message, type, code, error_data?, fbtrace_id}}` on failure.
+ *
+ * With `window`, it keeps Meta's 24-hour customer-service window as Meta does: a free-form message to someone who has
+ * not written in 24 hours (`customerWrote`) is still answered 200 with a wamid, then reported failed with 131047 in a
+ * status webhook, like Meta's own; templates go through. Meta sends that status seconds later: the fake keeps it until
+ * the test calls `flushStatuses` (posting each through `window.statuses`), so it never overtakes the send's record.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_GRAPH_API_VERSION } from '../../src/channels/whatsapp-cloud/graph-api-versions.ts';
+import { type FakeTemplate, messageShapeProblem } from './fake-whatsapp-cloud-shapes.ts';
+
+export type { FakeTemplate } from './fake-whatsapp-cloud-shapes.ts';
 
 export interface FakeWhatsAppMessage {
   id: string;
@@ -21,82 +30,88 @@ export interface FakeWhatsAppFailure {
 export interface FakeWhatsAppCloudApi {
   /** The API base URL to use as `WHATSAPP_CLOUD_API_URL`. */
   readonly url: string;
+  /** What reached the participant: messages accepted and not failed afterwards. */
   readonly accepted: FakeWhatsAppMessage[];
+  /** Free-form messages accepted (200, a wamid) and then failed with 131047: outside the window. */
+  readonly failedOutsideWindow: FakeWhatsAppMessage[];
   /** Requests refused for their shape (each with the reason): a test asserts it stays empty. */
   readonly rejected: string[];
   /** The next answers are these failures, in order. */
   failures: FakeWhatsAppFailure[];
+  /** The participant (digits, as `wa_id`) wrote at this instant: their window is open for 24 hours from it. */
+  customerWrote(waId: string, at: Date): void;
+  /** Posts the status webhooks kept so far, in order; resolves when they are answered. */
+  flushStatuses(): Promise<void>;
   close(): Promise<void>;
 }
 
 type Json = Record<string, unknown>;
-
-function shapeProblem(body: Json): string | undefined {
-  if (body.messaging_product !== 'whatsapp') return 'messaging_product must be "whatsapp"';
-  if (typeof body.to !== 'string' || !/^\d{6,15}$/.test(body.to)) return 'to must be the number in digits';
-  const type = body.type;
-  if (type === 'text') {
-    const text = body.text as Json | undefined;
-    return typeof text?.body === 'string' && text.body !== '' ? undefined : 'text.body is required';
-  }
-  if (type === 'template') {
-    const template = body.template as Json | undefined;
-    const language = template?.language as Json | undefined;
-    if (typeof template?.name !== 'string' || typeof language?.code !== 'string') {
-      return 'template.name and template.language.code are required';
-    }
-    return undefined;
-  }
-  if (type === 'interactive') {
-    const interactive = body.interactive as Json | undefined;
-    const bodyText = (interactive?.body as Json | undefined)?.text;
-    if (typeof bodyText !== 'string' || bodyText === '') return 'interactive.body.text is required';
-    const action = interactive?.action as Json | undefined;
-    if (interactive?.type === 'button') {
-      const buttons = action?.buttons as Json[] | undefined;
-      if (!Array.isArray(buttons) || buttons.length < 1 || buttons.length > 3) return '1 to 3 buttons';
-      for (const button of buttons) {
-        const reply = button.reply as Json | undefined;
-        if (button.type !== 'reply' || typeof reply?.id !== 'string' || typeof reply.title !== 'string') {
-          return 'each button is {type: reply, reply: {id, title}}';
-        }
-        if (reply.title.length > 20) return 'button titles are at most 20 characters';
-      }
-      return undefined;
-    }
-    if (interactive?.type === 'list') {
-      if (typeof action?.button !== 'string') return 'action.button is required';
-      const sections = action.sections as Json[] | undefined;
-      const rows = Array.isArray(sections) ? sections.flatMap((section) => (section.rows as Json[]) ?? []) : [];
-      if (rows.length < 1 || rows.length > 10) return '1 to 10 rows';
-      for (const row of rows) {
-        if (typeof row.id !== 'string' || typeof row.title !== 'string' || row.title.length > 24) {
-          return 'each row has an id and a title of at most 24 characters';
-        }
-      }
-      return undefined;
-    }
-    return 'interactive.type must be button or list';
-  }
-  return `unsupported type ${String(type)}`;
-}
+const WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export async function startFakeWhatsAppCloudApi(options: {
   accessToken: string;
   phoneNumberId: string;
+  /** The Graph API version in the path; default PromptPipe's default. */
+  version?: string;
+  /** The account's approved templates; a template not listed is refused (132001). */
+  templates?: FakeTemplate[];
+  /** Keep the 24-hour window: `now` is Meta's clock, `statuses` posts a status webhook body to PromptPipe. */
+  window?: { now: () => Date; statuses: (body: Json) => Promise<void> };
 }): Promise<FakeWhatsAppCloudApi> {
+  const version = options.version ?? DEFAULT_GRAPH_API_VERSION;
+  const lastWrote = new Map<string, Date>();
+  const pendingStatuses: Json[] = [];
   let counter = 0;
   const fake: FakeWhatsAppCloudApi = {
     url: '',
     accepted: [],
+    failedOutsideWindow: [],
     rejected: [],
     failures: [],
+    customerWrote: (waId, at) => {
+      lastWrote.set(waId, at);
+    },
+    flushStatuses: async () => {
+      for (let status = pendingStatuses.shift(); status; status = pendingStatuses.shift()) {
+        await options.window?.statuses(whatsappWebhookBody({ statuses: [status] }, options.phoneNumberId));
+      }
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+
+  function windowOpen(waId: string): boolean {
+    const wrote = lastWrote.get(waId);
+    return wrote !== undefined && (options.window?.now() ?? new Date()).getTime() - wrote.getTime() < WINDOW_MS;
+  }
+
+  function reportOutsideWindow(message: FakeWhatsAppMessage): void {
+    const window = options.window;
+    if (!window) return;
+    const timestamp = String(Math.floor(window.now().getTime() / 1000));
+    const status = {
+      id: message.id,
+      status: 'failed',
+      timestamp,
+      recipient_id: message.body.to,
+      errors: [
+        {
+          code: 131047,
+          title: 'Re-engagement message',
+          message: 'Re-engagement message',
+          error_data: {
+            details:
+              'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+          },
+        },
+      ],
+    };
+    pendingStatuses.push(status);
+  }
+
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -107,7 +122,7 @@ export async function startFakeWhatsAppCloudApi(options: {
       };
       const error = (status: number, code: number, message: string): void =>
         answer(status, { error: { message, type: 'OAuthException', code, fbtrace_id: `trace${counter}` } });
-      if (request.method !== 'POST' || request.url !== `/v21.0/${options.phoneNumberId}/messages`) {
+      if (request.method !== 'POST' || request.url !== `/${version}/${options.phoneNumberId}/messages`) {
         fake.rejected.push(`${request.method} ${request.url}`);
         return error(400, 100, 'Unsupported post request.');
       }
@@ -122,26 +137,31 @@ export async function startFakeWhatsAppCloudApi(options: {
         fake.rejected.push('body is not JSON');
         return error(400, 100, '(#100) Invalid parameter');
       }
-      const problem = shapeProblem(body);
+      const problem = messageShapeProblem(body, options.templates ?? []);
       if (problem) {
-        fake.rejected.push(problem);
-        return error(400, 100, `(#100) Invalid parameter: ${problem}`);
+        fake.rejected.push(problem.message);
+        return error(problem.status, problem.code, problem.message);
       }
       const failure = fake.failures.shift();
       if (failure) return error(failure.status, failure.code, failure.message);
       counter += 1;
-      const id = `wamid.HBgLMTU1NTEyMzAwMDEVAgARGBI${counter}`;
-      fake.accepted.push({ id, body });
-      return answer(200, {
+      const message = { id: `wamid.HBgLMTU1NTEyMzAwMDEVAgARGBI${counter}`, body };
+      answer(200, {
         messaging_product: 'whatsapp',
         contacts: [{ input: body.to, wa_id: body.to }],
-        messages: [{ id }],
+        messages: [{ id: message.id }],
       });
+      if (options.window && body.type !== 'template' && !windowOpen(String(body.to))) {
+        fake.failedOutsideWindow.push(message);
+        reportOutsideWindow(message);
+        return;
+      }
+      fake.accepted.push(message);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  (fake as { url: string }).url = `http://127.0.0.1:${port}/v21.0`;
+  (fake as { url: string }).url = `http://127.0.0.1:${port}/${version}`;
   return fake;
 }
 

@@ -1,6 +1,7 @@
 /**
- * Twilio's form-encoded webhooks: an incoming message (`MessageSid`, `From`, `To`, `Body`, `NumMedia`…) and a status
- * callback (`MessageSid`, `MessageStatus`, `ErrorCode`). `whatsapp:+…` addresses are reduced to E.164.
+ * Twilio's form-encoded webhooks: an incoming message (`MessageSid`, `From`, `To`, `Body` or a quick-reply's
+ * `ButtonText`, `NumMedia`…) and a status callback (`MessageSid`, `MessageStatus`, `ErrorCode`). `whatsapp:+…`
+ * addresses are reduced to E.164.
  */
 import type { ChannelInboundMessage, DeliveryReceipt, DeliveryStatus } from '../channel.ts';
 
@@ -21,7 +22,8 @@ export function parseTwilioMessage(params: Record<string, string>): ChannelInbou
   if (!from) return undefined;
   const sid = params.MessageSid ?? params.SmsSid;
   const media = Number(params.NumMedia ?? '0');
-  const body = params.Body?.trim() ?? '';
+  // A tapped quick-reply button of a content template carries its title as `ButtonText` (and usually as `Body`).
+  const body = params.Body?.trim() || params.ButtonText?.trim() || '';
   const mediaType = params.MediaContentType0?.split('/')[0];
   const text = body || (media > 0 ? `[${mediaType || 'media'}]` : params.Latitude ? '[location]' : '');
   return { channel: TWILIO_CHANNEL, from, text, ...(sid ? { providerMessageId: sid } : {}) };

@@ -1,9 +1,11 @@
 /**
  * The request bodies of `POST {API_URL}/{PHONE_NUMBER_ID}/messages`: text, interactive reply buttons (up to 3
  * options, titles of at most 20 characters), an interactive list (up to 10 rows, titles of at most 24 characters,
- * the full option in the row description when cut), and a template with the text as its body parameter.
+ * the full option in the row description when cut), and a template (outside-window/template-text.ts) with its body
+ * variable and, for a poll's quick-reply template, the buttons' payloads.
  */
 import type { OutboundMessage } from '../channel.ts';
+import type { TemplatePlan } from '../outside-window/template-text.ts';
 import { pollReplyId } from './whatsapp-cloud-payload.ts';
 
 export const BUTTON_TITLE_LIMIT = 20;
@@ -72,16 +74,35 @@ export function pollBody(message: OutboundMessage): Record<string, unknown> {
   };
 }
 
-export function templateBody(to: string, name: string, language: string, text: string): Record<string, unknown> {
+/** An approved template of the WhatsApp Business Account: its name and language code (`en_US`, `es`, `pt_BR`). */
+export interface WhatsAppTemplate {
+  name: string;
+  language: string;
+}
+
+/**
+ * A template message: the body variable, and for a quick-reply template one `button` component per option whose
+ * payload names the poll and the option (`<pollId>:<index>`), like an interactive reply's id.
+ */
+export function templateBody(to: string, plan: TemplatePlan<WhatsAppTemplate>): Record<string, unknown> {
+  const poll = plan.buttonsFor;
+  const buttons = poll
+    ? poll.options.map((_option, index) => ({
+        type: 'button',
+        sub_type: 'quick_reply',
+        index: String(index),
+        parameters: [{ type: 'payload', payload: pollReplyId(poll.id, index) }],
+      }))
+    : [];
   return {
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
     to: recipient(to),
     type: 'template',
     template: {
-      name,
-      language: { code: language },
-      components: [{ type: 'body', parameters: [{ type: 'text', text: shorten(text, BODY_LIMIT) }] }],
+      name: plan.template.name,
+      language: { code: plan.template.language },
+      components: [{ type: 'body', parameters: [{ type: 'text', text: plan.text }] }, ...buttons],
     },
   };
 }

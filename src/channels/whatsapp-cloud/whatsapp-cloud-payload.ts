@@ -89,9 +89,13 @@ function parseMessage(message: Json | undefined): ChannelInboundMessage | undefi
   const type = asString(message.type) ?? 'unknown';
   if (type === 'text') return { ...base, text: asString(asObject(message.text)?.body) ?? '' };
   if (type === 'button') {
-    // A quick-reply button of a template message.
+    // A quick-reply button of a template message: a poll's option when its payload names one (`<pollId>:<index>`).
     const button = asObject(message.button);
-    return { ...base, text: asString(button?.text) ?? asString(button?.payload) ?? '[button]' };
+    const text = asString(button?.text) ?? asString(button?.payload) ?? '[button]';
+    const replyId = parsePollReplyId(asString(button?.payload) ?? '');
+    return replyId
+      ? { ...base, text, pollAnswer: { pollId: replyId.pollId, optionIndex: replyId.index, option: text } }
+      : { ...base, text };
   }
   if (type === 'interactive') {
     const interactive = asObject(message.interactive);
