@@ -79,11 +79,8 @@ function jsonObject(value: unknown): Record<string, unknown> {
 }
 
 async function readTables(source: string, query: Query): Promise<OriginalTables> {
-  const participants = await query(
-    'conversation_participants',
-    'select id, phone_number, name, gender, ethnicity, background, status, enrolled_at, created_at, updated_at ' +
-      'from conversation_participants order by enrolled_at, id',
-  );
+  // Every column (`*`): versions before the demographic fields lack some; a missing one reads as empty.
+  const participants = await query('conversation_participants', 'select * from conversation_participants order by id');
   if (participants === undefined) {
     throw new AppError(
       'invalid_input',
@@ -91,9 +88,9 @@ async function readTables(source: string, query: Query): Promise<OriginalTables>
     );
   }
   const flowStates = (await query('flow_states', 'select * from flow_states')) ?? [];
-  const jobs = (await query('jobs', 'select id, kind, run_at, payload_json, status from jobs')) ?? [];
-  const receipts = (await query('receipts', 'select id, recipient, status, time from receipts order by id')) ?? [];
-  const responses = (await query('responses', 'select id, sender, body, time from responses order by id')) ?? [];
+  const jobs = (await query('jobs', 'select * from jobs')) ?? [];
+  const receipts = (await query('receipts', 'select * from receipts order by id')) ?? [];
+  const responses = (await query('responses', 'select * from responses order by id')) ?? [];
   const otherCounts: Record<string, number> = {};
   for (const table of COUNTED_TABLES) {
     const [row] = (await query(table, `select count(*) as count from ${table}`)) ?? [];
