@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { AppError } from '../../domain/errors.ts';
 import type { Database } from '../kysely/database.ts';
@@ -6,6 +6,7 @@ import { createKyselyStore } from '../kysely/kysely-store.ts';
 import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
 import type { Store } from '../store.ts';
 import { postgresDialect } from './postgres-dialect.ts';
+import { SchemaScopedPostgresDialect } from './schema-scoped-dialect.ts';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`. */
@@ -39,7 +40,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   });
   // Without a listener, an idle connection's error (the server restarting) would be thrown and end the process.
   pool.on('error', (error) => options.onPoolError?.(error));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
   try {
     if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
     // The migration tables are looked up in an explicit schema: unqualified, Kysely finds `kysely_migration` in ANY
