@@ -59,9 +59,9 @@ function formatFields(choice: ExportChoice): SafeHtml {
 function participantField(choice: ExportChoice, participants: readonly Participant[]): SafeHtml {
   const options = participants.map(
     (participant) =>
-      html`<option value="${participant.id}" ${choice.participantIds.includes(participant.id) ? html`selected` : ''}>${participant.name || '(no name)'} · ${participant.phoneNumber}</option>`,
+      html`<option value="${participant.id}" ${choice.participantIds.includes(participant.id) ? html`selected` : ''}>${participant.name || '(no name)'} &middot; ${participant.phoneNumber}</option>`,
   );
-  return html`<label for="export-participants">Participants <span class="hint">(none selected: everyone; Ctrl or ⌘ to select several)</span></label>
+  return html`<label for="export-participants">Participants <span class="hint">(none selected: everyone; Ctrl or &#8984; to select several)</span></label>
 <select id="export-participants" name="participant" multiple size="${Math.min(8, Math.max(3, participants.length))}">${options}</select>`;
 }
 
@@ -70,7 +70,7 @@ function pseudonymField(choice: ExportChoice, keySet: boolean): SafeHtml {
     return html`<label class="choice"><input type="checkbox" name="pseudonymize" value="true" disabled> Pseudonymise</label>
 <p class="note" id="pseudonym-note">Pseudonymising is not available: <code>EXPORT_PSEUDONYM_KEY</code> is not set on this server. Set it (a long random secret, kept for later exports) and restart to hash phone numbers and drop names.</p>`;
   }
-  return html`<label class="choice"><input type="checkbox" name="pseudonymize" value="true" ${choice.pseudonymize ? html`checked` : ''}> Pseudonymise: phone numbers become keyed hashes (<code>pn_…</code>, the same in every export), names are dropped, free text is kept</label>`;
+  return html`<label class="choice"><input type="checkbox" name="pseudonymize" value="true" ${choice.pseudonymize ? html`checked` : ''}> Pseudonymise: phone numbers become keyed hashes (<code>pn_&hellip;</code>, the same in every export), names are dropped, free text is kept</label>`;
 }
 
 function downloads(choice: ExportChoice): SafeHtml {
