@@ -1,4 +1,7 @@
-/** The only top-level state used in production (§3.1). Behaviour is chosen by the sub-state, never by this. */
+/**
+ * The only top-level state used in production (specification §State). Behaviour is chosen by the sub-state, never by
+ * this.
+ */
 export const TOP_LEVEL_STATE = 'CONVERSATION_ACTIVE' as const;
 export type TopLevelState = typeof TOP_LEVEL_STATE;
 
@@ -15,7 +18,7 @@ export function isConversationState(value: unknown): value is ConversationState 
   return value === ConversationState.INTAKE || value === ConversationState.FEEDBACK;
 }
 
-/** Progress of feedback collection after an in-conversation habit prompt (§5.5). */
+/** Progress of feedback collection after an in-conversation habit prompt (specification §Timers). */
 export const FeedbackState = {
   WAITING_INITIAL: 'waiting_initial',
   FOLLOWUP_SENT: 'followup_sent',

@@ -1,6 +1,6 @@
 /**
- * The keys of a participant's `state_data` map (§3.2). Every value is a string; structured values are JSON.
- * An empty or missing value means "not set".
+ * The keys of a participant's `state_data` map (specification §Data keys). Every value is a string; structured values
+ * are JSON. An empty or missing value means "not set".
  */
 export const DataKey = {
   conversationHistory: 'conversationHistory',

@@ -1,7 +1,7 @@
 import type { TopLevelState } from './conversation-state.ts';
 import type { StateData } from './data-keys.ts';
 
-/** The persistence record of one participant's conversation (§1.2 FlowState). */
+/** The persistence record of one participant's conversation (specification §State). */
 export interface FlowState {
   participantId: string;
   flowType: 'conversation';

@@ -1,4 +1,4 @@
-/** One entry of the working history under `conversationHistory` (§3.2 key 1). */
+/** One entry of the working history under `conversationHistory` (specification §Data keys, 1). */
 export interface ConversationMessage {
   role: 'user' | 'assistant';
   content: string;

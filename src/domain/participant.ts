@@ -7,7 +7,7 @@ export const ParticipantStatus = {
 export type ParticipantStatus = (typeof ParticipantStatus)[keyof typeof ParticipantStatus];
 export const PARTICIPANT_STATUSES: readonly ParticipantStatus[] = Object.values(ParticipantStatus);
 
-/** A person enrolled in a study (§7.1). `phoneNumber` is E.164. */
+/** A person enrolled in a study (specification §Enrollment). `phoneNumber` is E.164. */
 export interface Participant {
   id: string;
   phoneNumber: string;
@@ -30,7 +30,7 @@ export interface Participant {
   updatedAt: Date;
 }
 
-/** The `participantBackground` data key: present lines only (§3.2 key 3). */
+/** The `participantBackground` data key: present lines only (specification §Data keys, 3). */
 export function formatParticipantBackground(
   participant: Pick<Participant, 'name' | 'gender' | 'ethnicity' | 'background'>,
 ): string {

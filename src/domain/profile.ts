@@ -1,6 +1,6 @@
 /**
- * The participant's structured profile, stored as JSON under the `userProfile` data key (§4.7, §6.3).
- * Field names are the stored JSON names, so the type is also the storage format.
+ * The participant's structured profile, stored as JSON under the `userProfile` data key (specification §Tools and
+ * §Tone). Field names are the stored JSON names, so the type is also the storage format.
  */
 export const Intensity = { LOW: 'low', NORMAL: 'normal', HIGH: 'high' } as const;
 export type Intensity = (typeof Intensity)[keyof typeof Intensity];
@@ -8,7 +8,7 @@ const INTENSITY_ORDER: readonly Intensity[] = [Intensity.LOW, Intensity.NORMAL, 
 
 export type ToneUpdateSource = 'explicit' | 'implicit';
 
-/** Tone adaptation state (§6.3). Timestamps are RFC 3339 strings. */
+/** Tone adaptation state (specification §Tone). Timestamps are RFC 3339 strings. */
 export interface ProfileTone {
   tone_tags: string[];
   tone_scores: Record<string, number>;

@@ -1,6 +1,7 @@
 /**
- * Tone adaptation (§6): a fixed whitelist of tone tags, validation of the model's proposals, EMA smoothing with
- * hysteresis, mutual exclusion, and the `<TONE POLICY>` block injected into prompts. Everything here is pure.
+ * Tone adaptation (specification §Tone): a fixed whitelist of tone tags, validation of the model's proposals, EMA
+ * smoothing with hysteresis, mutual exclusion, and the `<TONE POLICY>` block injected into prompts. Everything here is
+ * pure.
  */
 import type { ProfileTone, ToneUpdateSource } from './profile.ts';
 
@@ -54,7 +55,7 @@ export function isToneTag(value: string): value is ToneTag {
   return TONE_TAG_SET.has(value);
 }
 
-/** What the model proposes through `save_user_profile` (§6.7), before validation. */
+/** What the model proposes through `save_user_profile`, before validation. */
 export interface ToneProposal {
   tags: readonly string[];
   scores?: Readonly<Record<string, number>>;
@@ -85,8 +86,9 @@ function roundScore(value: number): number {
 }
 
 /**
- * §6.4: lowercases and trims tag names, strips unknown tags, removes duplicates (first occurrence wins), clamps
- * scores to [0, 1] and keeps only scores of whitelisted tags. Non-finite scores and confidences are dropped.
+ * Validation (specification §Tone): lowercases and trims tag names, strips unknown tags, removes duplicates (first
+ * occurrence wins), clamps scores to [0, 1] and keeps only scores of whitelisted tags. Non-finite scores and
+ * confidences are dropped.
  */
 export function validateToneProposal(proposal: ToneProposal): ValidatedToneProposal {
   const tags: ToneTag[] = [];
@@ -205,7 +207,8 @@ function copyTone(tone: ProfileTone): ProfileTone {
 }
 
 /**
- * §6.5: applies a tone proposal to a profile's tone. Pure: returns a new tone and never mutates `tone`.
+ * Smoothing and activation (specification §Tone): applies a tone proposal to a profile's tone. Pure: returns a new tone
+ * and never mutates `tone`.
  *
  * - The proposal is validated first ({@link validateToneProposal}); a proposal with nothing left is not applied.
  * - Implicit updates are rejected (`rate_limited`, tone unchanged) within 3 minutes of `tone_last_updated_at`,
@@ -280,9 +283,9 @@ export const TONE_SAFETY_RULE = 'NEVER mirror hostility, sarcasm, insults, or un
 export const DEFAULT_STANCE_RULE = 'Keep a neutral, professional stance.';
 
 /**
- * §6.6: the `<TONE POLICY>` block for the active tags, one rule per tag grouped by category, or '' when no
- * whitelisted tag is active. When no stance tag is active the default neutral stance is stated; `emojis_ok` is
- * never stated next to `no_emojis`; the safety rule is always last.
+ * The guide (specification §Tone): the `<TONE POLICY>` block for the active tags, one rule per tag grouped by category,
+ * or '' when no whitelisted tag is active. When no stance tag is active the default neutral stance is stated;
+ * `emojis_ok` is never stated next to `no_emojis`; the safety rule is always last.
  */
 export function buildToneGuide(tone: ProfileTone): string {
   const active = new Set(tone.tone_tags.filter(isToneTag));

@@ -1,5 +1,5 @@
 /**
- * `ConversationFlow.processResponse` (§2.2 steps 3–6) as small steps:
+ * `ConversationFlow.processResponse` (specification §The turn) as small steps:
  * 1. record the participant's message (transcript + working history), apply poll effects and let the scheduling
  *    hooks react — one transaction, so a reply and the cancellation of its reminder commit together;
  * 2. route by `conversationState` (empty or unknown → INTAKE, persisted);
@@ -38,7 +38,10 @@ import { runToolLoop } from './tool-loop.ts';
 import type { TurnHooks } from './turn-hooks.ts';
 import { createTurnRecorder, type ToolCallObserver } from './turn-recorder.ts';
 
-/** The synthetic input of the enrollment greeting (§7.2 step 9). Never stored as a participant message. */
+/**
+ * The synthetic input of the enrollment greeting (specification §Enrollment, step 6). Never stored as a participant
+ * message.
+ */
 export const GREETING_HINT = '<Hint: The user has joined the conversation and is expecting a greeting>';
 
 export interface ConversationFlowDependencies {

@@ -1,5 +1,5 @@
 /**
- * The entry points of a conversation turn (§2.2 steps 3–6). Implemented by `createConversationFlow` in
+ * The entry points of a conversation turn (specification §The turn). Implemented by `createConversationFlow` in
  * `conversation-flow-service.ts`. Each call takes the participant lock itself: callers must not hold it.
  */
 import type { ConversationState } from '../domain/conversation-state.ts';

@@ -1,4 +1,4 @@
-/** Debug mode (`PROMPTPIPE_DEBUG`): developer-facing messages prefixed `🐛 DEBUG:` (scenario 9). */
+/** Debug mode (`PROMPTPIPE_DEBUG`): developer-facing messages prefixed `🐛 DEBUG:` (specification, scenario 9). */
 import type { ConversationState } from '../domain/conversation-state.ts';
 import type { UserProfile } from '../domain/profile.ts';
 import type { ToolLoopResult } from './tool-loop.ts';

@@ -1,6 +1,7 @@
 /**
- * Port for delayed sub-state transitions (§5.4), implemented by the scheduling layer. The `transition_state` tool
- * calls it when `delay_minutes > 0`; without an implementation the tool says delayed transitions are unavailable.
+ * Port for delayed sub-state transitions (specification §Timers), implemented by the scheduling layer. The
+ * `transition_state` tool calls it when `delay_minutes > 0`; without an implementation the tool says delayed
+ * transitions are unavailable.
  */
 import type { ConversationState } from '../domain/conversation-state.ts';
 import type { Store } from '../store/store.ts';

@@ -1,6 +1,6 @@
 /**
- * Generates habit prompts (§4.5): `prompt_anchor` and `preferred_time` are mandatory, domain and motivation only
- * warn. The generation request goes through the same context builder as every conversation turn.
+ * Generates habit prompts (specification §Tools): `prompt_anchor` and `preferred_time` are mandatory, domain and
+ * motivation only warn. The generation request goes through the same context builder as every conversation turn.
  */
 import { DataKey } from '../domain/data-keys.ts';
 import { errorMessage } from '../domain/errors.ts';

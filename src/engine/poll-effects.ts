@@ -1,7 +1,7 @@
 /**
- * What a structured poll answer does to the profile before the model sees it (§2.2 step 4): a "Done" answer to the
- * Done poll counts a success; an intensity answer moves one step along low ↔ normal ↔ high. Pure. Polls and options
- * are recognised in every catalogue language ("Hecho" is a Done), see `fixed-polls.ts`.
+ * What a structured poll answer does to the profile before the model sees it (specification §The turn, step 2): a
+ * "Done" answer to the Done poll counts a success; an intensity answer moves one step along low ↔ normal ↔ high. Pure.
+ * Polls and options are recognised in every catalogue language ("Hecho" is a Done), see `fixed-polls.ts`.
  */
 import type { PollAnswer } from '../domain/polls.ts';
 import { type Intensity, stepIntensity, type UserProfile } from '../domain/profile.ts';

@@ -1,7 +1,7 @@
 /**
  * The one function every sub-state change goes through: the `transition_state` tool, a delayed transition firing,
  * auto-feedback enforcement and the admin endpoint. It persists the new sub-state, cancels a pending auto-feedback
- * timer (§4.6) and records a `state-changed` event — all in one transaction.
+ * timer (specification §Tools, `transition_state`) and records a `state-changed` event — all in one transaction.
  */
 import type { ConversationState } from '../domain/conversation-state.ts';
 import { DataKey } from '../domain/data-keys.ts';

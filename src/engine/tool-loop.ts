@@ -1,5 +1,5 @@
 /**
- * The bounded tool loop shared by every module (§8.1):
+ * The bounded tool loop shared by every module (specification §Tool loop):
  * 1. at most `maxRounds` (10) model calls;
  * 2. content ends the loop; a response with content AND tool calls executes the calls first (their results go to
  *    the transcript) and then returns the content;
@@ -80,9 +80,9 @@ export interface ToolLoopOptions {
 class StepByStep extends Error {}
 
 /**
- * The executor seam of seed 004: how one response becomes content and tool calls. Native responses are used as
- * they are; in text mode `<tool_call>` blocks are extracted from the content (native calls, if a server sends them
- * anyway, are kept too).
+ * The executor seam (specification §Tool loop): how one response becomes content and tool calls. Native responses are
+ * used as they are; in text mode `<tool_call>` blocks are extracted from the content (native calls, if a server sends
+ * them anyway, are kept too).
  */
 export function extractToolCalls(
   response: ChatResponse,

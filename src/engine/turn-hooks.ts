@@ -17,6 +17,6 @@ export interface TurnHooks {
   onParticipantMessage?(tx: StoreRepositories, event: ParticipantMessageEvent): Promise<void>;
   /** `generate_habit_prompt` delivered a prompt inside the conversation (delivery_mode `immediate`). */
   onImmediatePrompt?(tx: Store, event: { participantId: string; at: Date }): Promise<void>;
-  /** A FEEDBACK turn finished: pending feedback timers are cancelled (§4.3 `CancelPendingFeedback`). */
+  /** A FEEDBACK turn finished: pending feedback timers are cancelled (specification §The turn, step 6). */
   onFeedbackTurn?(tx: StoreRepositories, event: { participantId: string; at: Date }): Promise<void>;
 }

@@ -1,6 +1,6 @@
 /**
  * Writes what happens inside a turn to the append-only transcript and the event log, each entry linked to the
- * inbound message that caused it (seed 004, source linking). Tool exchanges are recorded as they happen, so a
+ * inbound message that caused it (specification §Tool loop). Tool exchanges are recorded as they happen, so a
  * crash mid-loop still leaves the research record of what was executed.
  */
 import type { LlmToolCall } from '../llm/llm.ts';

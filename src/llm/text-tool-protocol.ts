@@ -1,5 +1,6 @@
 /**
- * The `<tool_call>` text protocol (seed 004, `LLM_TOOL_PROTOCOL=text`) for models without native tool calling.
+ * The `<tool_call>` text protocol (specification §Tool loop; `LLM_TOOL_PROTOCOL=text`) for models without native tool
+ * calling.
  *
  * - The tools (names, descriptions, JSON Schemas generated from the same zod definitions) and the exact call format
  *   are described in a system block ({@link describeToolsForTextProtocol}).

@@ -1,5 +1,6 @@
 /**
- * The `daily_prompt` job handler (§2.3, §5.1): delivers the day's habit prompt and arms the next occurrence.
+ * The `daily_prompt` job handler (specification §Timers, the daily prompt): delivers the day's habit prompt and arms
+ * the next occurrence.
  *
  * Order of a delivery:
  * 1. Re-check the precondition (the job may be stale): the participant exists and is active, and the job is still

@@ -1,6 +1,7 @@
 /**
- * The `scheduleRegistry` data key (§3.2 key 9): a JSON array of `ScheduleInfo`, snake_case as in the contract.
- * PromptPipe keeps at most one schedule per participant (create replaces), but the stored shape stays an array.
+ * The `scheduleRegistry` data key (specification §Data keys, 9): a JSON array of `ScheduleInfo`, snake_case as in the
+ * contract. PromptPipe keeps at most one schedule per participant (create replaces), but the stored shape stays an
+ * array.
  */
 import { DataKey } from '../domain/data-keys.ts';
 import { readValue, writeData } from '../engine/participant-data.ts';
@@ -9,7 +10,9 @@ import type { StoreRepositories } from '../store/store.ts';
 export const ScheduleType = { FIXED: 'fixed', RANDOM: 'random' } as const;
 export type ScheduleType = (typeof ScheduleType)[keyof typeof ScheduleType];
 
-/** One daily schedule. Times are local `HH:MM` in `timezone`; `timer_id` is the id of its pending `daily_prompt` job. */
+/**
+ * One daily schedule. Times are local `HH:MM` in `timezone`; `timer_id` is the id of its pending `daily_prompt` job.
+ */
 export interface ScheduleInfo {
   id: string;
   type: ScheduleType;

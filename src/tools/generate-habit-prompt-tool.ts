@@ -1,6 +1,7 @@
 /**
- * `generate_habit_prompt` (§4.5): generates a personalised habit prompt through the shared generator. With
- * delivery_mode `immediate` the prompt is shared in the conversation, which starts the feedback timers (§5.5).
+ * `generate_habit_prompt` (specification §Tools): generates a personalised habit prompt through the shared generator.
+ * With delivery_mode `immediate` the prompt is shared in the conversation, which starts the feedback timers
+ * (specification §Timers).
  */
 import { z } from 'zod';
 import type { HabitPromptGenerator } from '../engine/habit-prompt-generator.ts';

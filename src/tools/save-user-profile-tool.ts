@@ -1,6 +1,7 @@
 /**
- * `save_user_profile` (§4.7): field-by-field merge (a field changes only when the new value is non-empty and
- * different), the legacy `last_blocker` alias of `last_barrier`, and tone proposals validated then applied (§6).
+ * `save_user_profile` (specification §Tools): field-by-field merge (a field changes only when the new value is
+ * non-empty and different), the legacy `last_blocker` alias of `last_barrier`, and tone proposals validated then
+ * applied (specification §Tone).
  */
 import { z } from 'zod';
 import { PROFILE_TEXT_FIELDS, type ProfileTextField } from '../domain/profile.ts';

@@ -1,5 +1,5 @@
 /**
- * The `scheduler` tool (§4.4): create, list and delete the participant's daily habit-prompt schedule.
+ * The `scheduler` tool (specification §Tools): create, list and delete the participant's daily habit-prompt schedule.
  *
  * A participant has at most one schedule; `create` replaces the current one and says so. Each schedule owns one
  * durable `daily_prompt` job (see scheduling/daily-prompt-jobs.ts); the job and the `scheduleRegistry` entry are
@@ -22,7 +22,7 @@ import { defineTool, errorResult, type Tool, type ToolContext, type ToolResult }
 
 export const SCHEDULER_TOOL_NAME = 'scheduler';
 
-/** Zones used when neither the call nor the participant names one (§4.4, §10.3 item 4). */
+/** Zones used when neither the call nor the participant names one (specification §Tools, `scheduler`). */
 export const DEFAULT_FIXED_TIME_ZONE = 'America/Toronto';
 export const DEFAULT_RANDOM_TIME_ZONE = 'UTC';
 

@@ -24,7 +24,7 @@ export interface FieldProblem {
   problem: string;
 }
 
-/** Each invalid or missing field and what is expected, so the model can ask the participant (seed 004, 3–4). */
+/** Each invalid or missing field and what is expected, so the model can ask the participant (specification §Tools). */
 export function describeIssues(error: z.ZodError): FieldProblem[] {
   return error.issues.map((issue) => ({
     field: issue.path.length > 0 ? issue.path.join('.') : '(arguments)',

@@ -3,7 +3,7 @@
  * validation and the JSON Schema the model sees) and an execute function.
  *
  * Expected failures are values: `execute` returns `{ status: 'error', … }` and the model sees it as the tool
- * result. A thrown error is caught by the registry and becomes an error result too (§8.1 rule 5).
+ * result. A thrown error is caught by the registry and becomes an error result too (specification §Tool loop, rule 5).
  */
 import type { z } from 'zod';
 import type { ConversationState } from '../domain/conversation-state.ts';

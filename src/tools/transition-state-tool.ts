@@ -1,6 +1,7 @@
 /**
- * `transition_state` (§4.6): an immediate transition writes the sub-state and cancels a pending auto-feedback timer
- * (through the one transition function); `delay_minutes > 0` schedules it through the delayed-transition port.
+ * `transition_state` (specification §Tools): an immediate transition writes the sub-state and cancels a pending
+ * auto-feedback timer (through the one transition function); `delay_minutes > 0` schedules it through the
+ * delayed-transition port.
  */
 import { z } from 'zod';
 import { ConversationState } from '../domain/conversation-state.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CONTRACT_DATA_KEYS } from '../../src/domain/data-keys.ts';
 
-describe('data keys (§3.2)', () => {
+describe('data keys (specification §Data keys)', () => {
   it('lists the 18 keys of the contract, by their stored names, once each', () => {
     expect(CONTRACT_DATA_KEYS).toEqual([
       'conversationHistory',

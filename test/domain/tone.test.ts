@@ -19,7 +19,7 @@ function toneWith(overrides: Partial<ProfileTone>): ProfileTone {
 }
 
 describe('whitelist', () => {
-  it('has exactly the 15 tags of §6.1 in three categories', () => {
+  it('has exactly the 15 tags of specification §Tone in three categories', () => {
     expect(ALL_TONE_TAGS).toHaveLength(15);
     expect(new Set(ALL_TONE_TAGS).size).toBe(15);
     expect(TONE_TAGS_BY_CATEGORY.style).toHaveLength(8);
@@ -60,7 +60,7 @@ describe('validateToneProposal', () => {
   });
 });
 
-describe('updateProfileTone — scenario 12', () => {
+describe('updateProfileTone — specification, scenario 12', () => {
   const existing = toneWith({
     tone_tags: ['concise'],
     tone_scores: { concise: 0.8 },

@@ -18,7 +18,7 @@ function lastUser(request: ChatRequest | undefined): string {
   return message?.content ?? '';
 }
 
-describe('scenario 1: intake completion', () => {
+describe('specification, scenario 1: intake completion', () => {
   it('saves the profile, generates a prompt, schedules, and moves to FEEDBACK', async () => {
     const schedulerCalls: unknown[] = [];
     const fakeScheduler = defineTool({
@@ -92,7 +92,7 @@ describe('scenario 1: intake completion', () => {
   });
 });
 
-describe('scenario 4: feedback path', () => {
+describe('specification, scenario 4: feedback path', () => {
   it('routes FEEDBACK turns to the feedback module with its tools and runs the feedback hook', async () => {
     const feedbackTurns: string[] = [];
     harness = await createEngineHarness({

@@ -106,7 +106,7 @@ describe('the reply and its working-history entry', () => {
     ]);
   });
 
-  it('when the history cannot be saved, the reply still goes, once, and the failure is logged (scenario 10)', async () => {
+  it('when the history cannot be saved, the reply still goes, once, and the failure is logged (specification, scenario 10)', async () => {
     const engine = await outboxEngine();
     engine.state.failHistory = true;
     expect((await engine.turn()).reply).toBe('Here is my answer.');

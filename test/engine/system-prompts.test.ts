@@ -12,7 +12,7 @@ function toolsNamedIn(text: string): string[] {
   return ALL_TOOLS.filter((tool) => new RegExp(`\\b${tool}\\b`).test(text));
 }
 
-describe('system prompts (seed 004, problem 6)', () => {
+describe('system prompts (specification §Modules: a prompt promises only the tools it has)', () => {
   const prompts = loadSystemPrompts({});
 
   it('the intake prompt names exactly the intake tools', () => {

@@ -29,7 +29,7 @@ describe.each(TOOL_PROTOCOLS)('LLM_TOOL_PROTOCOL=%s', (toolProtocol) => {
     }
   }
 
-  describe('tool loop (§8.1)', () => {
+  describe('tool loop (specification §Tool loop)', () => {
     it('stops after 10 rounds of tool calls with a fallback', async () => {
       harness = await createEngineHarness({
         toolProtocol,
@@ -165,7 +165,7 @@ describe.each(TOOL_PROTOCOLS)('LLM_TOOL_PROTOCOL=%s', (toolProtocol) => {
     });
   });
 
-  describe('scenario 10: failures degrade, they do not break the turn', () => {
+  describe('specification, scenario 10: failures degrade, they do not break the turn', () => {
     it('turns a throwing tool into an error result the model sees, and the loop continues', async () => {
       const flaky = defineTool({
         name: 'scheduler',

@@ -26,7 +26,7 @@ async function saveProfile(h: EngineHarness, fields: Partial<ReturnType<typeof c
   await h.setData({ [DataKey.userProfile]: serializeProfile({ ...createProfile(h.clock.now()), ...fields }) });
 }
 
-describe('scenario 2: missing profile repair', () => {
+describe('specification, scenario 2: missing profile repair', () => {
   it('refuses to generate without prompt_anchor and preferred_time, naming both', async () => {
     harness = await createEngineHarness();
     await saveProfile(harness, { habit_domain: 'movement' });
@@ -45,7 +45,7 @@ describe('scenario 2: missing profile repair', () => {
   });
 });
 
-describe('scenario 3: prompt generation', () => {
+describe('specification, scenario 3: prompt generation', () => {
   it('generates from profile, background, successes, barrier, tweak and tone; stores lastHabitPrompt', async () => {
     harness = await createEngineHarness({ script: [{ content: '  After lunch, walk around the block.  ' }] });
     await saveProfile(harness, {

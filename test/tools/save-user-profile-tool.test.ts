@@ -18,7 +18,7 @@ async function call(h: EngineHarness, args: Record<string, unknown>): Promise<To
   );
 }
 
-describe('save_user_profile (§4.7)', () => {
+describe('save_user_profile (specification §Tools)', () => {
   it('merges only non-empty, different fields and reports which changed', async () => {
     harness = await createEngineHarness();
     const first = await call(harness, { habit_domain: 'sleep', preferred_time: '22:00' });
@@ -54,7 +54,7 @@ describe('save_user_profile (§4.7)', () => {
   });
 });
 
-describe('scenario 12: tone update through save_user_profile', () => {
+describe('specification, scenario 12: tone update through save_user_profile', () => {
   it('rejects an implicit update within 3 minutes, applies EMA after, and applies explicit at once', async () => {
     harness = await createEngineHarness();
     const profile = createProfile(harness.clock.now());

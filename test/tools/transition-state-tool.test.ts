@@ -17,7 +17,7 @@ function call(h: EngineHarness, args: Record<string, unknown>): Promise<ToolResu
   );
 }
 
-describe('transition_state (§4.6)', () => {
+describe('transition_state (specification §Tools)', () => {
   it('writes the sub-state, cancels a pending auto-feedback timer and records the change', async () => {
     harness = await createEngineHarness();
     const now = harness.clock.now();

@@ -1,6 +1,6 @@
 /**
- * A module is one conversation behaviour (§4.2, §4.3): a system prompt, a tool set and its context block. The tool
- * loop is shared; modules differ only in what they tell the model and which tools they offer.
+ * A module is one conversation behaviour (specification §Modules): a system prompt, a tool set and its context block.
+ * The tool loop is shared; modules differ only in what they tell the model and which tools they offer.
  */
 import type { ConversationState } from '../../domain/conversation-state.ts';
 import type { StateData } from '../../domain/data-keys.ts';
@@ -26,8 +26,8 @@ export interface ConversationModule {
 }
 
 /**
- * Formatters by time zone. Building an `Intl.DateTimeFormat` costs more than the rest of a context block, so each zone's
- * is built once; the number of zones is bounded by the IANA database.
+ * Formatters by time zone. Building an `Intl.DateTimeFormat` costs more than the rest of a context block, so each
+ * zone's is built once; the number of zones is bounded by the IANA database.
  */
 const localTimeFormatters = new Map<string, Intl.DateTimeFormat>();
 

@@ -6,7 +6,7 @@ import { backgroundBlock, type ConversationModule, describeNow } from './convers
 
 export const FEEDBACK_TOOLS = ['transition_state', 'save_user_profile', 'scheduler'] as const;
 
-/** Domain, motivation, prompts sent, successes and the last prompt (§4.3 context). */
+/** Domain, motivation, prompts sent, successes and the last prompt (specification §Modules). */
 export function describeFeedbackContext(profile: UserProfile, data: StateData): string {
   const lines = [
     'FEEDBACK CONTEXT:',

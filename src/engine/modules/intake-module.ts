@@ -8,7 +8,7 @@ export const INTAKE_TOOLS = ['save_user_profile', 'scheduler', 'generate_habit_p
 
 const INTAKE_FIELDS = ['habit_domain', 'motivational_frame', 'preferred_time', 'prompt_anchor'] as const;
 
-/** Which profile fields are present and which are still needed (§4.2 message building). */
+/** Which profile fields are present and which are still needed (specification §Modules). */
 export function describeIntakeStatus(profile: UserProfile): string {
   const present = INTAKE_FIELDS.filter((field) => profile[field].trim());
   const missing = INTAKE_FIELDS.filter((field) => !profile[field].trim());

@@ -1,7 +1,7 @@
 /**
- * Auto-feedback enforcement (§5.3, scenario 11): five minutes after a scheduled prompt the conversation moves to
- * FEEDBACK, so the participant's eventual answer reaches the feedback module. Any immediate transition before then
- * cancels it (the one transition function does, see `state-transition.ts`).
+ * Auto-feedback enforcement (specification §Timers, scenario 11): five minutes after a scheduled prompt the
+ * conversation moves to FEEDBACK, so the participant's eventual answer reaches the feedback module. Any immediate
+ * transition before then cancels it (the one transition function does, see `state-transition.ts`).
  */
 import { ConversationState } from '../../domain/conversation-state.ts';
 import { DataKey } from '../../domain/data-keys.ts';

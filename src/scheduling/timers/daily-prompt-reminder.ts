@@ -1,6 +1,6 @@
 /**
- * The daily prompt reminder (§5.2, scenarios 6 and 7): `DAILY_PROMPT_REMINDER_DELAY` after a scheduled prompt, a
- * friendly check-in is sent unless the participant replied in the meantime.
+ * The daily prompt reminder (specification §Timers, scenarios 6 and 7): `DAILY_PROMPT_REMINDER_DELAY` after a scheduled
+ * prompt, a friendly check-in is sent unless the participant replied in the meantime.
  *
  * Glossary:
  * - pending: `dailyPromptPending`, JSON `{sent_at, to, reminder_due_at}` (RFC 3339): a prompt awaiting a reply. A

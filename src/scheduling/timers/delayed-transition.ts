@@ -1,6 +1,7 @@
 /**
- * Delayed sub-state transitions (§5.4, scenario 5): `transition_state` with `delay_minutes > 0` enqueues a
- * `state_transition` job; when it fires it performs the immediate transition through the one transition function.
+ * Delayed sub-state transitions (specification §Timers, scenario 5): `transition_state` with `delay_minutes > 0`
+ * enqueues a `state_transition` job; when it fires it performs the immediate transition through the one transition
+ * function.
  */
 import { isConversationState } from '../../domain/conversation-state.ts';
 import { DataKey } from '../../domain/data-keys.ts';

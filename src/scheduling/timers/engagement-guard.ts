@@ -1,7 +1,7 @@
 /**
- * The engagement guard (seed 002's idle rule, applied to proactive messages): count the proactive messages a
- * participant leaves unanswered in a row; at `IDLE_AFTER_UNANSWERED` they become idle, and reminders and feedback
- * nudges stop (daily prompts go on unless `IDLE_PAUSES_PROMPTS`). Any real message makes them active again.
+ * The engagement guard (the idle rule of specification §Requests, applied to proactive messages): count the proactive
+ * messages a participant leaves unanswered in a row; at `IDLE_AFTER_UNANSWERED` they become idle, and reminders and
+ * feedback nudges stop (daily prompts go on unless `IDLE_PAUSES_PROMPTS`). Any real message makes them active again.
  *
  * Glossary:
  * - proactive message: one PromptPipe sends on its own initiative: a scheduled habit prompt, a daily-prompt

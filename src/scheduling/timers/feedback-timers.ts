@@ -1,7 +1,8 @@
 /**
- * Feedback timers (§5.5), which the original defined but never started. When a habit prompt is delivered inside
- * the conversation, the initial timeout (`FEEDBACK_INITIAL_TIMEOUT`) asks how it went and schedules the follow-up
- * (`FEEDBACK_FOLLOWUP_DELAY`), which asks once more. Every FEEDBACK turn cancels both (`cancelPendingFeedback`).
+ * Feedback timers (specification §Timers), which the original defined but never started. When a habit prompt is
+ * delivered inside the conversation, the initial timeout (`FEEDBACK_INITIAL_TIMEOUT`) asks how it went and schedules
+ * the follow-up (`FEEDBACK_FOLLOWUP_DELAY`), which asks once more. Every FEEDBACK turn cancels both
+ * (`cancelPendingFeedback`).
  *
  * `feedbackState` moves `waiting_initial` → `followup_sent` → `completed`; a timer finding `completed` does nothing.
  */

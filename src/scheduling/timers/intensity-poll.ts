@@ -1,7 +1,8 @@
 /**
- * The intensity poll (scenario 8): right after a scheduled prompt, at most once per participant-local calendar day,
- * "How's the intensity?" with options by the current intensity (in the participant's language), as its own poll message. The answer comes back as
- * a structured poll answer and is applied by the conversation engine.
+ * The intensity poll (specification §Timers, scenario 8): right after a scheduled prompt, at most once per
+ * participant-local calendar day, "How's the intensity?" with options by the current intensity (in the participant's
+ * language), as its own poll message. The answer comes back as a structured poll answer and is applied by the
+ * conversation engine.
  */
 import { DataKey } from '../../domain/data-keys.ts';
 import type { Participant } from '../../domain/participant.ts';

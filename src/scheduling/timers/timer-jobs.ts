@@ -1,5 +1,6 @@
 /**
- * The timer job kinds of a conversation (§5.2–§5.5), their dedup keys and the data keys that hold their job ids.
+ * The timer job kinds of a conversation (specification §Timers), their dedup keys and the data keys that hold their job
+ * ids.
  *
  * Glossary:
  * - timer: a durable job that belongs to one participant and is "the" pending job of its kind for them; enqueuing a

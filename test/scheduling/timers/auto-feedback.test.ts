@@ -11,7 +11,7 @@ async function autoFeedbackJobs(participantId: string) {
   return (await harness.pendingJobs(participantId)).filter((job) => job.kind === 'auto_feedback');
 }
 
-describe('auto-feedback enforcement (§5.3, scenario 11)', () => {
+describe('auto-feedback enforcement (specification §Timers, scenario 11)', () => {
   it('5 minutes after a scheduled prompt without a reply, the conversation moves to FEEDBACK', async () => {
     harness = await createTimerHarness();
     const participant = await harness.enrol();

@@ -6,8 +6,8 @@ import { createTimerHarness, HABIT_PROMPT, HOUR, MINUTE, type TimerHarness } fro
 let harness: TimerHarness;
 afterEach(() => harness.close());
 
-describe('daily prompt reminder (§5.2)', () => {
-  it('scenario 6: a prompt stores the pending state and a 5-hour reminder; a reply cancels it', async () => {
+describe('daily prompt reminder (specification §Timers)', () => {
+  it('specification, scenario 6: a prompt stores the pending state and a 5-hour reminder; a reply cancels it', async () => {
     harness = await createTimerHarness();
     const participant = await harness.enrol();
     const sentAt = await harness.sendScheduledPrompt(participant.id);
@@ -36,7 +36,7 @@ describe('daily prompt reminder (§5.2)', () => {
     expect(harness.sentTexts(participant.id)).not.toContain(DAILY_PROMPT_REMINDER_MESSAGE);
   });
 
-  it('scenario 7: the reminder fires after 5 hours, records its time and clears the pending state; a late reply finds nothing to cancel', async () => {
+  it('specification, scenario 7: the reminder fires after 5 hours, records its time and clears the pending state; a late reply finds nothing to cancel', async () => {
     harness = await createTimerHarness();
     const participant = await harness.enrol();
     const sentAt = await harness.sendScheduledPrompt(participant.id);

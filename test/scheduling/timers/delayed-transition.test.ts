@@ -19,7 +19,7 @@ function context(participantId: string) {
   return { participantId, module: 'INTAKE' as const, sourceMessageId: 'in_7' };
 }
 
-describe('delayed state transitions (§5.4, scenario 5)', () => {
+describe('delayed state transitions (specification §Timers, scenario 5)', () => {
   it('transition_state with delay_minutes=30 schedules the transition instead of making it, and it happens 30 minutes later', async () => {
     harness = await createTimerHarness();
     const participant = await harness.enrol();

@@ -30,7 +30,7 @@ async function feedbackJobs(participantId: string) {
     .map((job) => ({ kind: job.kind, key: job.dedupKey, runAt: job.runAt.toISOString() }));
 }
 
-describe('feedback timers (§5.5)', () => {
+describe('feedback timers (specification §Timers)', () => {
   it('an immediate prompt starts the chain: initial nudge after 15 minutes, follow-up 3 hours later', async () => {
     harness = await createTimerHarness();
     const participant = await harness.enrol();

@@ -17,7 +17,7 @@ function intensityPolls(participantId: string) {
   );
 }
 
-describe('intensity poll (scenario 8)', () => {
+describe('intensity poll (specification, scenario 8)', () => {
   it('is sent after the first prompt of the day as its own poll message, after the Done poll', async () => {
     harness = await createTimerHarness();
     const participant = await harness.enrol();

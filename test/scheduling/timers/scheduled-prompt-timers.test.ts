@@ -24,7 +24,7 @@ function count(texts: string[], text: string): number {
   return texts.filter((sent) => sent === text).length;
 }
 
-describe('timers after a scheduled prompt (§2.3, §5)', () => {
+describe('timers after a scheduled prompt (specification §Timers)', () => {
   it('scenarios 6, 8, 11: prompt, Done poll, intensity poll, FEEDBACK after 5 minutes; a reply cancels the reminder', async () => {
     harness = await createTimerHarness();
     const participant = await harness.enrol();
@@ -55,7 +55,7 @@ describe('timers after a scheduled prompt (§2.3, §5)', () => {
     expect(count(harness.sentTexts(participant.id), DAILY_PROMPT_REMINDER_MESSAGE)).toBe(0);
   });
 
-  it('scenario 7: without a reply the reminder goes out at 14:00 local, and a later reply cancels nothing', async () => {
+  it('specification, scenario 7: without a reply the reminder goes out at 14:00 local, and a later reply cancels nothing', async () => {
     harness = await createTimerHarness();
     const participant = await harness.enrol();
     harness.clock.set(new Date(START.getTime() - HOUR));
