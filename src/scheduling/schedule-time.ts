@@ -20,7 +20,7 @@ const LOCAL_TIME_PATTERN = /^([01]\d|2[0-3]):([0-5]\d)$/;
 /**
  * Results of the calendar computations below, by their arguments: they are pure (a process's time-zone rules do not
  * change while it runs), the same few zones, dates and times come back for every participant (a morning's prompts
- * all ask for today and tomorrow at a handful of times in a handful of zones), and each costs Temporal several µs.
+ * all ask for today and tomorrow at a handful of times in a handful of zones), and each is costly in Temporal.
  */
 const MEMO_CAPACITY = 2_000;
 

@@ -2,7 +2,7 @@
  * What each participant's transcript holds after their latest message, for a store that is the only writer of its
  * database (SQLite: one process, see the state-directory lock), beside the flow-state and participant caches. Every
  * inbound message asks for it (`afterLastMessage`: the polls it may answer), a read of the participant's newest rows
- * that costs ≈ 0.1 ms in the server; this store appended those rows itself, so it can tell without the read.
+ * that was among the costliest of a turn; this store appended those rows itself, so it can tell without the read.
  *
  * Correctness rests on these rules:
  * - Knowledge starts with a committed append that holds the participant's message (a turn records it): from then on

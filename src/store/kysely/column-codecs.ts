@@ -8,7 +8,7 @@
 
 /**
  * The last instant written and read: a transaction writes the same `now` into most of its rows, and a query reads
- * rows stamped in the same millisecond, so formatting and parsing (each ≈ 1 % of a busy server's CPU) mostly repeat.
+ * rows stamped in the same millisecond, so formatting and parsing (visible in a busy server's profile) mostly repeat.
  */
 let lastWrittenTime = Number.NaN;
 let lastWrittenText = '';

@@ -12,7 +12,7 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
 /**
  * A job status written into the SQL text, never bound as a parameter: a partial index restricted on the status
  * (`jobs_pending_dedup_key_index … where status = 'pending'`) serves only a query whose text says that status. A bound
- * status also made SQLite plan the statement again on every run (≈ 25 → 4 µs for the simplest status query); on SQLite
+ * status also made SQLite plan the statement again on every run; on SQLite
  * every bound value is now written `+?`, which the planner never reads (unary-plus-parameters.ts), so a bound status
  * would lose the index instead. Statuses are our constants, never input.
  */

@@ -1,8 +1,8 @@
 /**
  * A LIMIT or OFFSET written into the SQL text instead of bound as a parameter. Given a bound LIMIT, SQLite plans for
  * its value and so re-prepares the statement on every run (the statement cache then saves nothing): the job claim's
- * candidate query took 67 µs with `limit ?` and 5 µs with `limit 10` on the same database. (A Kysely plugin doing
- * this for every query cost more than it saved: it rebuilds each query's whole operation tree.)
+ * candidate query was many times slower with `limit ?` than with `limit 10` (docs/benchmarks.md). (A Kysely plugin
+ * doing this for every query cost more than it saved: it rebuilds each query's whole operation tree.)
  */
 import { sql } from 'kysely';
 import { AppError } from '../../domain/errors.ts';

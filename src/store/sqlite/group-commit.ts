@@ -2,13 +2,12 @@
  * Group commit for SQLite (`SQLITE_SYNCHRONOUS=group`, the default).
  *
  * With SQLite's `synchronous=FULL` every commit waits for an fsync of the WAL, and better-sqlite3 runs it on the
- * event loop: a turn's ten-odd commits blocked the whole server for ~0.3 ms each on this machine's disk, whatever
- * else was waiting. Group commit runs SQLite at `synchronous=NORMAL` (a commit is written to the WAL but not synced:
- * a process crash loses nothing, a power loss could lose the latest commits) and makes the commits durable where it
- * matters — before anything outside learns of them: an HTTP response (an acknowledged inbound message, an
- * enrollment) and a message handed to a channel. There `durable()` fsyncs the WAL file on libuv's thread pool,
- * without blocking the event loop, and one fsync covers every commit made before it started, whoever made it: under
- * load, many turns share one sync.
+ * event loop: each commit of a turn blocked the whole server for the disk's flush, whatever else was waiting. Group
+ * commit runs SQLite at `synchronous=NORMAL` (a commit is written to the WAL but not synced: a process crash loses
+ * nothing, a power loss could lose the latest commits) and makes the commits durable where it matters — before anything
+ * outside learns of them: an HTTP response (an acknowledged inbound message, an enrollment) and a message handed to a
+ * channel. There `durable()` fsyncs the WAL file on libuv's thread pool, without blocking the event loop, and one fsync
+ * covers every commit made before it started, whoever made it: under load, many turns share one sync.
  *
  * Why an fsync of the WAL file makes earlier commits durable: in WAL mode a commit appends its frames to the WAL with
  * write(); fsync(2) on any descriptor of that file flushes all of its written data. A checkpoint copies the WAL into

@@ -44,14 +44,14 @@ export type SqliteSynchronous = 'group' | 'full' | 'normal';
  * How many WAL pages (4 kB each) a commit lets accumulate before it checkpoints them into the database file; SQLite's
  * default is 1,000. A checkpoint runs inside the commit that crosses the mark, on the event loop, and costs two fsyncs
  * (the WAL before, the database file after) whatever its size, while a busy server rewrites the same hot pages (job
- * and index pages) over and over. Measured on a 2,000-prompt burst: at 1,000 pages, 182 checkpointing commits blocked
- * the server for 1.46 s in all; at 10,000, 22 blocked it for 0.90 s. The WAL file then grows to about 40 MB.
+ * and index pages) over and over. Fewer, larger checkpoints therefore block a burst for less time in all than many
+ * small ones (docs/benchmarks.md); the price is a WAL file of tens of MB.
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 /**
  * SQLite's own page cache, per connection (better-sqlite3's build defaults to 16 MB). Every page also sits in the
- * operating system's file cache, so a miss costs one `pread` of memory, not a disk read: measured during a burst of
- * 2,000 prompts with a 17 MB database, 4 MB left ≈ 1.5 reads per prompt and lowered the server's peak RSS by ≈ 5–15 MB.
+ * operating system's file cache, so a miss costs one `pread` of memory, not a disk read: a smaller cache costs a few
+ * reads a prompt and lowers the server's peak RSS (docs/benchmarks.md).
  */
 const PAGE_CACHE_KIB = 4_000;
 

@@ -9,8 +9,9 @@ export type StatementObserver = (statement: { readonly: boolean }, inTransaction
 
 /**
  * What Kysely's SQLite driver calls: the statement, with the observer told after each run, and its streams counted.
- * better-sqlite3's `readonly`, `busy` and `inTransaction` are native getters (≈ 0.2 µs each, a turn runs ≈ 30
- * statements): `readonly` never changes, so it is read once, and `busy` is asked only while a stream is open.
+ * better-sqlite3's `readonly`, `busy` and `inTransaction` are native getters, a call into C++ each, and every statement
+ * of a turn would ask them: `readonly` never changes, so it is read once, and `busy` is asked only while a stream is
+ * open.
  */
 function cachedStatement(
   statement: BetterSqlite3.Statement,

@@ -5,8 +5,8 @@
  * some), compares the query's terms with the index's `WHERE`. When it meets a bare parameter on the way it reads the
  * value bound to it, and marks the statement to be compiled again whenever that parameter is bound anew; better-sqlite3
  * binds on every run. So "the participant's oldest received message" (`participant_id = ?`, `order by arrival_order`)
- * was parsed and planned again on every run: 9 µs instead of 2.6 µs in a loop, 40–60 µs in the server (where
- * `perf` put nine tenths of that statement's time in `sqlite3Reprepare`).
+ * was parsed and planned again on every run, several times what it costs once planned (`perf` put most of that
+ * statement's time in `sqlite3Reprepare`; figures in docs/benchmarks.md).
  *
  * `+?` is SQLite's no-op unary plus: the same value, no affinity (a parameter has none either), a constant expression
  * that indexes serve as before (same plans, checked with `EXPLAIN QUERY PLAN`), but not a bare parameter, so the
