@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BENCHMARKS } from './benchmarks.ts';
+import { formatDashboardTable, runDashboardPages } from './dashboard/dashboard-pages.ts';
 import { summarizeProfileDirectory } from './e2e/cpu-profile.ts';
 import { type EndToEndResult, runEndToEndTurns } from './e2e/end-to-end-turns.ts';
 import { BURST_PARTICIPANTS, type BurstResult, runPromptBurst } from './e2e/prompt-burst.ts';
@@ -66,6 +67,7 @@ async function runBenchmarks(
 /** Names of the end-to-end rows, for `--filter`. */
 const END_TO_END_NAME = 'end to end';
 const BURST_NAME = 'prompt burst';
+const DASHBOARD_NAME = 'dashboard';
 
 /**
  * The benchmarks through the public interface: the real server process with an instant fake model and a local
@@ -119,6 +121,25 @@ async function runEndToEnd(options: BenchOptions): Promise<{ tables: string[]; r
       profiled(name, (server) => runPromptBurst(count, server)),
     );
     if (result) tables.push(formatBurstTable(result));
+  }
+  if (selected(DASHBOARD_NAME)) {
+    const shape = {
+      participants: options.dashboardParticipants ?? (options.profile.mode === 'quick' ? 1_000 : 10_000),
+      days: options.dashboardDays,
+      start: new Date('2026-03-02T00:00:00.000Z'),
+    };
+    const name = `${DASHBOARD_NAME} pages, ${shape.participants} participants × ${shape.days} days`;
+    process.stderr.write('\n');
+    const results = await attempt(name, () =>
+      runDashboardPages({
+        shape,
+        runs: options.profile.mode === 'quick' ? 3 : 9,
+        pages: options.dashboardPages,
+        postgresUrl: postgresUrlFromEnvironment(),
+        log: (line) => process.stderr.write(`${line}\n`),
+      }),
+    );
+    if (results) tables.push(formatDashboardTable(shape, results));
   }
   return { tables: [...tables, ...profiles], ran, failures };
 }

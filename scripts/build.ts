@@ -121,14 +121,19 @@ async function bundle(): Promise<void> {
   const { build } = await import('rolldown');
   rmSync(BUNDLE_DIRECTORY, { recursive: true, force: true });
   await build({
-    input: join(ROOT, 'dist', 'cli', 'main.js'),
+    // The SQLite store's dashboard reads run on a worker thread, which loads its module from beside the store's
+    // (dashboard-reader.ts): in the bundle, `dashboard-read-worker.js` beside `main.js`.
+    input: {
+      main: join(ROOT, 'dist', 'cli', 'main.js'),
+      'dashboard-read-worker': join(ROOT, 'dist', 'store', 'sqlite', 'dashboard-read-worker.js'),
+    },
     platform: 'node',
     external: isExternal,
     logLevel: 'warn',
     output: {
       dir: BUNDLE_DIRECTORY,
       format: 'esm',
-      entryFileNames: 'main.js',
+      entryFileNames: '[name].js',
       chunkFileNames: '[name].js',
       // For `--enable-source-maps` stack traces and the benchmarks' CPU profile summary (bench/e2e/cpu-profile.ts);
       // Node reads a map only when asked to.

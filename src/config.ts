@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import type { TemplateCatalogue } from './channels/outside-window/message-templates.ts';
 import {
@@ -44,6 +45,11 @@ export interface Config {
     sqliteSynchronous: SqliteSynchronous;
     /** `DATABASE_POOL_SIZE`: pooled PostgreSQL connections of this instance (plus one for coordination). */
     poolSize: number;
+    /**
+     * TEST ONLY (`PROMPTPIPE_TEST_DASHBOARD_READ_GATE`, made absolute): on SQLite, the dashboard's reads wait while this
+     * file exists (on their worker thread), so a test can show a turn completing during a slow dashboard read.
+     */
+    dashboardReadGate: string | undefined;
   };
   llm: {
     apiKey: string | undefined;
@@ -462,6 +468,7 @@ export function loadConfig(
       databaseUrl: read.string('DATABASE_URL'),
       sqliteSynchronous: read.oneOf('SQLITE_SYNCHRONOUS', ['group', 'full', 'normal'] as const, 'group'),
       poolSize: read.number('DATABASE_POOL_SIZE', 10, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
+      dashboardReadGate: optionalAbsolutePath(read.string('PROMPTPIPE_TEST_DASHBOARD_READ_GATE')),
     },
     llm: {
       apiKey: read.string('OPENAI_API_KEY'),
@@ -686,4 +693,8 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+function optionalAbsolutePath(path: string | undefined): string | undefined {
+  return path === undefined ? undefined : resolve(path);
 }

@@ -202,7 +202,11 @@ export async function openStore(
   }
   let store: Store;
   try {
-    store = await createSqliteStore({ filename, synchronous: config.storage.sqliteSynchronous });
+    store = await createSqliteStore({
+      filename,
+      synchronous: config.storage.sqliteSynchronous,
+      ...(config.storage.dashboardReadGate ? { dashboardReadGate: config.storage.dashboardReadGate } : {}),
+    });
   } catch (error) {
     stateDirLock.release();
     throw error;

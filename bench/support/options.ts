@@ -13,6 +13,11 @@ export interface BenchOptions {
   readonly burstParticipants: number | undefined;
   /** Profile the end-to-end and burst servers' CPU and report where it went, by component. */
   readonly cpuProfile: boolean;
+  /** The dashboard benchmark's study: participants (default 10,000, or 1,000 with --quick) and days (30). */
+  readonly dashboardParticipants: number | undefined;
+  readonly dashboardDays: number;
+  /** Only these dashboard pages (names or parts of names); all when empty. */
+  readonly dashboardPages: readonly string[];
 }
 
 /** The documented numbers: about 2.5 s of measurement per benchmark. */
@@ -42,6 +47,10 @@ Options:
   --sqlite-dir <d> create the SQLite databases under <d> (default: the system's temporary directory), to measure
                    the disk the data will live on
   --burst <n>      participants of the prompt-burst benchmark (default 100,000; 2,000 with --quick)
+  --dashboard-participants <n>, --dashboard-days <n>
+                   the dashboard benchmark's study (default 10,000 participants, 1,000 with --quick, × 30 days)
+  --dashboard-pages <a,b>
+                   only the dashboard pages whose names contain one of these, e.g. "overview,roster page 1"
   --cpu-profile    profile the end-to-end and burst servers (node --cpu-prof) and print where their CPU went, by
                    component (SQLite, Kysely, the openai SDK, Node's HTTP, our own code by layer, …)
   --help           this text
@@ -59,6 +68,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       help: { type: 'boolean', default: false },
       burst: { type: 'string' },
       'cpu-profile': { type: 'boolean', default: false },
+      'dashboard-participants': { type: 'string' },
+      'dashboard-days': { type: 'string' },
+      'dashboard-pages': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -70,7 +82,21 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     help: values.help,
     burstParticipants: parseBurst(values.burst),
     cpuProfile: values['cpu-profile'],
+    dashboardParticipants: parseCount('--dashboard-participants', values['dashboard-participants']),
+    dashboardDays: parseCount('--dashboard-days', values['dashboard-days']) ?? 30,
+    dashboardPages: (values['dashboard-pages'] ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
   };
+}
+
+function parseCount(option: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1)
+    throw new Error(`${option} must be a positive whole number, not "${value}"`);
+  return count;
 }
 
 function parseBurst(value: string | undefined): number | undefined {

@@ -15,7 +15,22 @@
  */
 import type { FlowState } from '../domain/flow-state.ts';
 import type { Participant, ParticipantStatus } from '../domain/participant.ts';
+import type { RosterRepository, StudyDayRepository } from './dashboard-reads.ts';
 import type { OriginalRecordRepository } from './original-records.ts';
+
+export type {
+  AdherencePage,
+  AdherenceQuery,
+  AdherenceRow,
+  ParticipantCounts,
+  RosterFilter,
+  RosterPage,
+  RosterRepository,
+  RosterRow,
+  StudyDayFigures,
+  StudyDayRepository,
+  UsageFigures,
+} from './dashboard-reads.ts';
 
 export interface StoreRepositories {
   readonly participants: ParticipantRepository;
@@ -37,7 +52,9 @@ export interface StoreRepositories {
   readonly whatsappMessages: WhatsAppMessageRepository;
   readonly deliveries: DeliveryRepository;
   readonly webChatTokens: WebChatTokenRepository;
+  /** The dashboard's roster, overview and adherence grid (`dashboard-reads.ts`). */
   readonly roster: RosterRepository;
+  readonly studyDays: StudyDayRepository;
   /** The original PromptPipe's receipts, responses and response figures (`original-records.ts`). */
   readonly originalRecords: OriginalRecordRepository;
   readonly telegram: TelegramRepository;
@@ -626,38 +643,4 @@ export interface TelegramRepository {
   sentByOutboundId(outboundId: string): Promise<TelegramSentMessage | undefined>;
   /** The poll message of a Telegram poll id. */
   sentPoll(pollId: string): Promise<TelegramSentMessage | undefined>;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Roster: the dashboard's participants table, one SQL query per page (fast with 10,000 participants)
-
-export interface RosterFilter {
-  /** Matches name or phone number (case-insensitive substring). */
-  search?: string;
-  status?: ParticipantStatus;
-  /** `INTAKE`, `FEEDBACK`, … (the `conversationState` data key; `NONE` for participants without it). */
-  subState?: string;
-  /** true: only idle participants; false: only not idle. */
-  idle?: boolean;
-  /** The participant's channel; the default channel also matches participants whose channel is empty. */
-  channel?: { name: string; isDefault: boolean };
-  limit: number;
-  offset: number;
-}
-
-export interface RosterRow {
-  participant: Participant;
-  conversationState: string | undefined;
-  idle: boolean;
-  /** The raw `userProfile` data key (JSON), if any. */
-  userProfile: string | undefined;
-  nextPromptAt: Date | undefined;
-  lastMessage: { content: string; kind: TranscriptKind; at: Date } | undefined;
-  promptsSent: number;
-  pollsAnswered: number;
-}
-
-export interface RosterRepository {
-  /** One page, ordered by enrolment (newest first), and the total matching the filter. */
-  page(filter: RosterFilter): Promise<{ rows: RosterRow[]; total: number }>;
 }

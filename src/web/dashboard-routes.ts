@@ -12,6 +12,7 @@ import { type ImportService, importSummary } from '../research/import/import-ser
 import { type Clock, isManualClock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { Store } from '../store/store.ts';
+import { registerAdherenceRoutes } from './adherence-routes.ts';
 import { registerAssetRoutes } from './asset-routes.ts';
 import { enrollPage, layout, loginPage, type PageContext } from './dashboard-pages.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';
@@ -242,6 +243,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
     );
 
     registerOverviewRoutes(app, options, kit);
+    registerAdherenceRoutes(app, options, kit);
     registerExportPageRoutes(app, options, kit);
 
     app.post(

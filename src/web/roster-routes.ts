@@ -1,12 +1,28 @@
 /** `GET /dashboard`: the roster of participants, filtered and paged. */
 import type { FastifyInstance } from 'fastify';
+import { AppError } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
+import type { RosterPosition } from '../store/dashboard-reads.ts';
 import type { Store } from '../store/store.ts';
 import { SUB_STATES } from './dashboard-pages.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';
-import { participantsPage } from './roster-page.ts';
+import { parseRosterKey, participantsPage } from './roster-page.ts';
 
 const PAGE_SIZE = 50;
+
+/** The page the pager's link asks for: `after` / `before` a row's key, or `last`; none: the first page. */
+function rosterPosition(query: Record<string, string | undefined>): { position?: RosterPosition } {
+  if (query.last === '1') return { position: 'last' };
+  for (const direction of ['after', 'before'] as const) {
+    const text = query[direction];
+    if (text === undefined || text === '') continue;
+    const key = parseRosterKey(text);
+    if (!key)
+      throw new AppError('invalid_input', `${direction} must be a page link's key (<time>,<id>), not "${text}"`);
+    return { position: direction === 'after' ? { after: key } : { before: key } };
+  }
+  return {};
+}
 
 export function registerRosterRoutes(
   app: FastifyInstance,
@@ -26,9 +42,12 @@ export function registerRosterRoutes(
       channel: options.channelNames.includes(query.channel ?? '') ? (query.channel as string) : '',
       page: Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1),
     };
+    const position = rosterPosition(query);
+    // Without a key the page is the first, whatever number the link carries.
+    if (!position.position) roster.page = 1;
     const result = await store.roster.page({
       limit: PAGE_SIZE,
-      offset: (roster.page - 1) * PAGE_SIZE,
+      ...position,
       ...(roster.search ? { search: roster.search } : {}),
       ...(roster.status ? { status: roster.status as ParticipantStatus } : {}),
       ...(roster.subState ? { subState: roster.subState } : {}),

@@ -7,6 +7,7 @@ import { AppError } from '../../src/domain/errors.ts';
 import type { FlowState } from '../../src/domain/flow-state.ts';
 import type { Participant } from '../../src/domain/participant.ts';
 import type { NewInboundMessage, NewJob, NewTranscriptEntry, Store, TranscriptKind } from '../../src/store/store.ts';
+import { describeDashboardStoreContract } from './dashboard-store-contract.ts';
 import { describeJobHoldContract } from './job-hold-contract.ts';
 import { describeResearchStoreContract } from './research-store-contract.ts';
 import { describeTelegramStoreContract } from './telegram-store-contract.ts';
@@ -1207,93 +1208,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       });
     });
 
-    describe('roster', () => {
-      it('pages participants in SQL with search, status, sub-state and idle filters and per-row columns', async () => {
-        await store.participants.create(makeParticipant());
-        await store.participants.create(
-          makeParticipant({ id: 'participant_2', phoneNumber: '+15550000002', name: 'Grace', enrolledAt: at(5) }),
-        );
-        await store.participants.create(
-          makeParticipant({
-            id: 'participant_3',
-            phoneNumber: '+15550000003',
-            name: 'Linus',
-            status: 'paused',
-            enrolledAt: at(9),
-          }),
-        );
-        await store.flowStates.save(makeFlowState());
-        await store.flowStates.save(
-          makeFlowState({
-            participantId: 'participant_2',
-            stateData: { conversationState: 'FEEDBACK', engagementState: 'idle' },
-          }),
-        );
-        await store.transcript.append([
-          makeEntry('hello', { createdAt: at(1) }),
-          makeEntry('internal', { role: 'tool', kind: 'tool_result', createdAt: at(3) }),
-          makeEntry('Walk now', { role: 'assistant', kind: 'reply', createdAt: at(2) }),
-        ]);
-        await store.events.record({ participantId: 'participant_1', type: 'prompt-sent', data: {}, createdAt: at(2) });
-        await store.events.record({
-          participantId: 'participant_1',
-          type: 'poll-answered',
-          data: {},
-          createdAt: at(3),
-        });
-        await store.jobs.enqueue(
-          makeJob('daily_1', { kind: 'daily_prompt', participantId: 'participant_1', runAt: at(60) }),
-          at(0),
-        );
-
-        const all = await store.roster.page({ limit: 10, offset: 0 });
-        expect(all.total).toBe(3);
-        expect(all.rows.map((row) => row.participant.id)).toEqual(['participant_3', 'participant_2', 'participant_1']);
-        const ada = all.rows[2];
-        expect(ada).toMatchObject({
-          conversationState: 'INTAKE',
-          idle: false,
-          userProfile: '{"habit_domain":"walking"}',
-          nextPromptAt: at(60),
-          lastMessage: { content: 'Walk now', kind: 'reply', at: at(2) },
-          promptsSent: 1,
-          pollsAnswered: 1,
-        });
-        expect(all.rows[0]).toMatchObject({ conversationState: undefined, lastMessage: undefined, promptsSent: 0 });
-
-        const ids = async (filter: Parameters<Store['roster']['page']>[0]) =>
-          (await store.roster.page(filter)).rows.map((row) => row.participant.id);
-        expect(await ids({ limit: 10, offset: 0, search: 'GRA' })).toEqual(['participant_2']);
-        expect(await ids({ limit: 10, offset: 0, search: '0003' })).toEqual(['participant_3']);
-        expect(await ids({ limit: 10, offset: 0, search: '%' })).toEqual([]);
-        expect(await ids({ limit: 10, offset: 0, status: 'paused' })).toEqual(['participant_3']);
-        expect(await ids({ limit: 10, offset: 0, subState: 'FEEDBACK' })).toEqual(['participant_2']);
-        expect(await ids({ limit: 10, offset: 0, subState: 'NONE' })).toEqual(['participant_3']);
-        expect(await ids({ limit: 10, offset: 0, idle: true })).toEqual(['participant_2']);
-        expect(await ids({ limit: 10, offset: 0, idle: false })).toEqual(['participant_3', 'participant_1']);
-        await store.participants.create(
-          makeParticipant({
-            id: 'participant_4',
-            phoneNumber: '+15550000004',
-            name: 'Web',
-            channel: 'webchat',
-            enrolledAt: at(10),
-          }),
-        );
-        expect(await ids({ limit: 10, offset: 0, channel: { name: 'webchat', isDefault: false } })).toEqual([
-          'participant_4',
-        ]);
-        expect(await ids({ limit: 10, offset: 0, channel: { name: 'webhook', isDefault: true } })).toEqual([
-          'participant_3',
-          'participant_2',
-          'participant_1',
-        ]);
-        await store.participants.delete('participant_4');
-        const second = await store.roster.page({ limit: 2, offset: 2 });
-        expect(second).toMatchObject({ total: 3 });
-        expect(second.rows.map((row) => row.participant.id)).toEqual(['participant_1']);
-      });
-    });
+    describeDashboardStoreContract(() => store);
 
     describe('whatsapp-web auth state', () => {
       it('upserts, reads back only the asked ids, deletes with null, and keeps sessions apart', async () => {

@@ -182,10 +182,10 @@ describe('dashboard enrolment and overview', () => {
     expect(page.statusCode).toBe(200);
     for (const title of [
       'Participants by status',
-      'Prompts sent per day (UTC)',
-      'Prompts answered per day (UTC)',
-      'Done per day (UTC)',
-      'Median reply latency per day (minutes)',
+      'Prompts sent per local day',
+      'Prompts answered per local day',
+      'Done per local day',
+      'Median reply time per local day (minutes)',
       'LLM calls per day (UTC)',
       'LLM tokens per day (UTC)',
       'LLM errors per day (UTC)',
@@ -193,12 +193,15 @@ describe('dashboard enrolment and overview', () => {
     ]) {
       expect(page.body).toContain(`aria-label="${title}"`);
     }
-    /** The bars of one chart: label → value. */
+    /** The bars of one chart: label → value, for the dates the test wrote (the chart shows 14, zeros included). */
     const bars = (title: string) => {
       const chart = page.body.split(`aria-label="${title}"`)[1]?.split('</svg>')[0] ?? '';
-      const texts = [...chart.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((match) => match[1]);
       const pairs: Record<string, string> = {};
-      for (let index = 0; index + 1 < texts.length; index += 2) pairs[texts[index] ?? ''] = texts[index + 1] ?? '';
+      for (const [, label, value] of chart.matchAll(
+        /<g class="bar">.*?<text[^>]*>([^<]*)<\/text>.*?<text class="value"[^>]*>([^<]*)<\/text><\/g>/g,
+      )) {
+        if (label === '2026-03-01' || label === '2026-03-02') pairs[label] = value ?? '';
+      }
       return pairs;
     };
     expect(bars('LLM calls per day (UTC)')).toEqual({ '2026-03-01': '1', '2026-03-02': '2' });

@@ -200,6 +200,39 @@ export interface Database {
   telegram_start_codes: TelegramStartCodesTable;
   telegram_chats: TelegramChatsTable;
   telegram_messages: TelegramMessagesTable;
+  participant_days: ParticipantDaysTable;
+  participant_adherence: ParticipantAdherenceTable;
+  participant_status_periods: ParticipantStatusPeriodsTable;
+}
+
+/** Migration 022: one row per participant and local study day with a daily prompt (study-day-projection.ts). */
+export interface ParticipantDaysTable {
+  participant_id: string;
+  /** `YYYY-MM-DD` in the participant's zone. */
+  local_date: string;
+  prompt_sent_at: TimestampColumn;
+  first_reply_at: NullableTimestampColumn;
+  reply_seconds: number | null;
+  /** 1 when the participant answered "Done" that day. */
+  done: ColumnType<number, number | undefined, number>;
+}
+
+/** Migration 022: a participant's counts of study days, and the adherence grid's sort key. */
+export interface ParticipantAdherenceTable {
+  participant_id: string;
+  prompts_sent: ColumnType<number, number | undefined, number>;
+  prompts_answered: ColumnType<number, number | undefined, number>;
+  prompts_done: ColumnType<number, number | undefined, number>;
+  /** Done per thousand prompts sent; 1001 before the first prompt. */
+  adherence_rank: ColumnType<number, number | undefined, number>;
+}
+
+/** Migration 022: a span of time/** Migration 022: a span of time a participant was not active (paused, withdrawn, completed). */
+export interface ParticipantStatusPeriodsTable {
+  participant_id: string;
+  status: string;
+  started_at: TimestampColumn;
+  ended_at: NullableTimestampColumn;
 }
 
 export interface TelegramStartCodesTable {

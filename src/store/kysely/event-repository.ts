@@ -2,20 +2,31 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { EventRepository, StoredEvent } from '../store.ts';
 import { fromJson, fromTimestamp, optionalField, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, EventsTable } from './database.ts';
+import { inTransaction } from './in-transaction.ts';
 import { literalLimit } from './literal-limit.ts';
 import { preparedQuery } from './prepared-query.ts';
+import { changesStudyDays, projectEvent } from './study-day-projection.ts';
 
 const insertEvent = preparedQuery((db, row: Insertable<EventsTable>) => db.insertInto('events').values(row));
 
 export function createEventRepository(db: Kysely<Database>): EventRepository {
   return {
     async record(event) {
-      await insertEvent.execute(db, {
+      const row = {
         participant_id: event.participantId ?? null,
         type: event.type,
         data: toJson(event.data),
         source_message_id: event.sourceMessageId ?? null,
         created_at: toTimestamp(event.createdAt),
+      };
+      if (!changesStudyDays(event)) {
+        await insertEvent.execute(db, row);
+        return;
+      }
+      // The dashboard's study-day summary changes with the event, in the same transaction.
+      await inTransaction(db, async (transaction) => {
+        await insertEvent.execute(transaction, row);
+        await projectEvent(transaction, event);
       });
     },
 

@@ -16,6 +16,7 @@ import { createParticipantRepository } from './participant-repository.ts';
 import { createResearchReadRepository } from './research-read-repository.ts';
 import { createRosterRepository } from './roster-repository.ts';
 import type { StoreDialect } from './store-dialect.ts';
+import { createStudyDayRepository } from './study-day-repository.ts';
 import { createTelegramRepository } from './telegram-repository.ts';
 import { createTranscriptRepository } from './transcript-repository.ts';
 import { createWebChatTokenRepository } from './web-chat-token-repository.ts';
@@ -44,6 +45,7 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect, 
     deliveries: createDeliveryRepository(db),
     webChatTokens: createWebChatTokenRepository(db),
     roster: createRosterRepository(db, dialect),
+    studyDays: createStudyDayRepository(db, dialect),
     originalRecords: createOriginalRecordRepository(db),
     telegram: createTelegramRepository(db),
   };

@@ -4,6 +4,7 @@ import type { Participant, ParticipantStatus } from '../../domain/participant.ts
 import type { ParticipantRepository } from '../store.ts';
 import { fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database, ParticipantsTable } from './database.ts';
+import { inTransaction } from './in-transaction.ts';
 import { preparedQuery } from './prepared-query.ts';
 
 const participantById = preparedQuery((db, params: { id: string }) =>
@@ -19,18 +20,22 @@ export function createParticipantRepository(db: Kysely<Database>): ParticipantRe
 
   return {
     async create(participant) {
-      // ON CONFLICT DO NOTHING instead of catching the unique violation: on PostgreSQL a failed statement aborts the
-      // surrounding transaction, and the caller may want to carry on after a conflict.
-      const result = await db
-        .insertInto('participants')
-        .values(toParticipantRow(participant))
-        .onConflict((conflict) => conflict.doNothing())
-        .executeTakeFirst();
-      if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) {
-        throw new AppError('conflict', `participant ${participant.id} or phone ${participant.phoneNumber} exists`, {
-          details: { id: participant.id, phoneNumber: participant.phoneNumber },
-        });
-      }
+      await inTransaction(db, async (transaction) => {
+        // ON CONFLICT DO NOTHING instead of catching the unique violation: on PostgreSQL a failed statement aborts the
+        // surrounding transaction, and the caller may want to carry on after a conflict.
+        const result = await transaction
+          .insertInto('participants')
+          .values(toParticipantRow(participant))
+          .onConflict((conflict) => conflict.doNothing())
+          .executeTakeFirst();
+        if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) {
+          throw new AppError('conflict', `participant ${participant.id} or phone ${participant.phoneNumber} exists`, {
+            details: { id: participant.id, phoneNumber: participant.phoneNumber },
+          });
+        }
+        // Every participant has a row of study-day counts from enrolment: the adherence grid pages through them.
+        await transaction.insertInto('participant_adherence').values({ participant_id: participant.id }).execute();
+      });
     },
 
     async get(id) {

@@ -1,12 +1,16 @@
 /**
- * The dashboard's participants table as ONE query per page: filters, ordering and paging in SQL, and the per-row
- * columns (next prompt, last message, counts) as correlated subqueries over indexed columns, so a page costs the
- * same with 10 or 10,000 participants enrolled.
+ * The dashboard's participants table: a keyset page of participant ids in enrolment order (newest first) through the
+ * enrolment indexes of migration 022, then the per-row columns for those rows only: the flow state's data keys, the
+ * next daily prompt (the participant's pending jobs), the last visible message (the participant's newest transcript
+ * entries) and the study-day counts (`participant_adherence`). A page costs the same at any position and with any
+ * length of history; the total is one count over the same indexed filters.
  */
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { EngagementState } from '../../scheduling/timers/engagement-guard.ts';
-import type { RosterFilter, RosterRepository, RosterRow, TranscriptKind } from '../store.ts';
-import { fromTimestamp } from './column-codecs.ts';
+import type { RosterFilter, RosterKey, RosterRow } from '../dashboard-reads.ts';
+import { studyDaySql } from '../migrations/study-day-sql.ts';
+import type { RosterRepository, TranscriptKind } from '../store.ts';
+import { fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
 import { toParticipant } from './participant-repository.ts';
@@ -14,22 +18,31 @@ import type { StoreDialect } from './store-dialect.ts';
 
 /** Transcript kinds a participant saw or wrote: the "last message" column. */
 const VISIBLE_KINDS = ['message', 'reply', 'proactive', 'poll', 'organiser'] as const;
+/** Above every character: a name prefix `p` is the range [p, p + this). */
+const AFTER_EVERY_CHARACTER = '\u{10FFFF}';
+
+type Filtered = SelectQueryBuilder<Database, 'participants' | 'flow_states', object>;
 
 export function createRosterRepository(db: Kysely<Database>, dialect: StoreDialect): RosterRepository {
-  const dataKey = (key: string): RawBuilder<string | null> =>
-    dialect.name === 'postgres'
-      ? sql<string | null>`(flow_states.state_data ->> ${sql.lit(key)})`
-      : sql<string | null>`json_extract(flow_states.state_data, ${sql.lit(`$.${key}`)})`;
+  const expressions = studyDaySql(dialect.name);
+  const dataKey = (key: string) => expressions.dataKey('flow_states.state_data', key);
+  const foldedName = expressions.foldedName('participants.name');
 
-  function filtered(filter: RosterFilter) {
-    let query = db.selectFrom('participants').leftJoin('flow_states', 'flow_states.participant_id', 'participants.id');
+  function filtered(filter: RosterFilter): Filtered {
+    let query: Filtered = db
+      .selectFrom('participants')
+      .leftJoin('flow_states', 'flow_states.participant_id', 'participants.id');
     if (filter.status !== undefined) query = query.where('participants.status', '=', filter.status);
-    const search = filter.search?.trim().toLowerCase();
-    if (search) {
-      const pattern = `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-      query = query.where(
-        sql<boolean>`(lower(participants.name) like ${pattern} escape '\\' or participants.phone_number like ${pattern} escape '\\')`,
-      );
+    const search = filter.search?.trim() ?? '';
+    if (/\p{L}/u.test(search)) {
+      const prefix = search.toLowerCase();
+      query = query.where(foldedName, '>=', prefix).where(foldedName, '<', `${prefix}${AFTER_EVERY_CHARACTER}`);
+    } else if (search) {
+      const digits = search.replace(/\D/g, '');
+      // Nothing searchable (e.g. "%"): nothing matches, rather than everyone.
+      query = digits
+        ? query.where('participants.phone_number', 'like', `%${digits}%`)
+        : query.where(sql<boolean>`1 = 0`);
     }
     if (filter.subState !== undefined) {
       query =
@@ -41,74 +54,112 @@ export function createRosterRepository(db: Kysely<Database>, dialect: StoreDiale
       const channels = filter.channel.isDefault ? [filter.channel.name, ''] : [filter.channel.name];
       query = query.where('participants.channel', 'in', channels);
     }
-    if (filter.idle !== undefined) {
-      const engagement = sql<string>`coalesce(${dataKey('engagementState')}, ${sql.lit(EngagementState.ACTIVE)})`;
-      query = query.where(engagement, filter.idle ? '=' : '<>', EngagementState.IDLE);
+    if (filter.idle === true) query = query.where(dataKey('engagementState'), '=', EngagementState.IDLE);
+    if (filter.idle === false) {
+      const engagement = dataKey('engagementState');
+      query = query.where((where) =>
+        where.or([where(engagement, 'is', null), where(engagement, '<>', EngagementState.IDLE)]),
+      );
     }
     return query;
   }
 
+  /** The page's keys, in display order, and whether there is a row beyond them in the reading direction. */
+  async function pageKeys(filter: RosterFilter): Promise<{ ids: string[]; more: boolean }> {
+    const position = filter.position;
+    // Newest first reads the enrolment index backwards; Previous and Last read it forwards and turn the rows round.
+    const forwards = position === 'last' || (position !== undefined && 'before' in position);
+    const order = forwards ? 'asc' : 'desc';
+    const row = (key: RosterKey): RawBuilder<unknown> => sql`(${toTimestamp(key.enrolledAt)}, ${key.id})`;
+    let query = filtered(filter).select('participants.id');
+    if (position !== undefined && position !== 'last') {
+      query =
+        'after' in position
+          ? query.where(sql<boolean>`(participants.enrolled_at, participants.id) < ${row(position.after)}`)
+          : query.where(sql<boolean>`(participants.enrolled_at, participants.id) > ${row(position.before)}`);
+    }
+    const rows = await query
+      .orderBy('participants.enrolled_at', order)
+      .orderBy('participants.id', order)
+      .limit(literalLimit(filter.limit + 1))
+      .execute();
+    const ids = rows.slice(0, filter.limit).map((found) => found.id);
+    return { ids: forwards ? ids.reverse() : ids, more: rows.length > filter.limit };
+  }
+
+  async function rowsFor(ids: readonly string[]): Promise<RosterRow[]> {
+    if (ids.length === 0) return [];
+    const visible = VISIBLE_KINDS.map((kind) => `'${kind}'`).join(', ');
+    const lastEntry = (column: 'content' | 'kind' | 'created_at') =>
+      sql.raw(
+        `(select t.${column} from transcript t where t.participant_id = participants.id and t.kind in (${visible}) ` +
+          'order by t.id desc limit 1)',
+      );
+    const rows = await db
+      .selectFrom('participants')
+      .leftJoin('flow_states', 'flow_states.participant_id', 'participants.id')
+      .leftJoin('participant_adherence', 'participant_adherence.participant_id', 'participants.id')
+      .selectAll('participants')
+      .select([
+        dataKey('conversationState').as('conversation_state'),
+        dataKey('engagementState').as('engagement_state'),
+        expressions.jsonText('flow_states.state_data', 'userProfile').as('user_profile'),
+        sql<
+          Date | string | null
+        >`(select min(j.run_at) from jobs j where j.participant_id = participants.id and j.status = 'pending' and j.kind = 'daily_prompt')`.as(
+          'next_prompt_at',
+        ),
+        sql<string | null>`${lastEntry('content')}`.as('last_content'),
+        sql<string | null>`${lastEntry('kind')}`.as('last_kind'),
+        sql<Date | string | null>`${lastEntry('created_at')}`.as('last_at'),
+        'participant_adherence.prompts_sent',
+        'participant_adherence.prompts_answered',
+        'participant_adherence.prompts_done',
+      ])
+      .where('participants.id', 'in', ids)
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      if (!row) return [];
+      return [
+        {
+          participant: toParticipant(row),
+          conversationState: row.conversation_state ?? undefined,
+          idle: row.engagement_state === EngagementState.IDLE,
+          userProfile: row.user_profile ?? undefined,
+          nextPromptAt: row.next_prompt_at === null ? undefined : fromTimestamp(row.next_prompt_at),
+          lastMessage:
+            row.last_content === null || row.last_at === null
+              ? undefined
+              : {
+                  content: row.last_content,
+                  kind: (row.last_kind ?? 'message') as TranscriptKind,
+                  at: fromTimestamp(row.last_at),
+                },
+          promptsSent: Number(row.prompts_sent ?? 0),
+          promptsAnswered: Number(row.prompts_answered ?? 0),
+          promptsDone: Number(row.prompts_done ?? 0),
+        },
+      ];
+    });
+  }
+
   return {
     async page(filter) {
-      const lastEntry = (column: 'content' | 'kind' | 'created_at') =>
-        sql.raw(
-          `(select t.${column} from transcript t where t.participant_id = participants.id and t.kind in (` +
-            `${VISIBLE_KINDS.map((kind) => `'${kind}'`).join(', ')}) order by t.id desc limit 1)`,
-        );
-      const rows = await filtered(filter)
-        .selectAll('participants')
-        .select([
-          dataKey('conversationState').as('conversation_state'),
-          dataKey('engagementState').as('engagement_state'),
-          dataKey('userProfile').as('user_profile'),
-          sql<
-            Date | string | null
-          >`(select min(j.run_at) from jobs j where j.participant_id = participants.id and j.kind = 'daily_prompt' and j.status = 'pending')`.as(
-            'next_prompt_at',
-          ),
-          sql<string | null>`${lastEntry('content')}`.as('last_content'),
-          sql<string | null>`${lastEntry('kind')}`.as('last_kind'),
-          sql<Date | string | null>`${lastEntry('created_at')}`.as('last_at'),
-          sql<
-            number | string
-          >`(select count(*) from events e where e.participant_id = participants.id and e.type = 'prompt-sent')`.as(
-            'prompts_sent',
-          ),
-          sql<
-            number | string
-          >`(select count(*) from events e where e.participant_id = participants.id and e.type = 'poll-answered')`.as(
-            'polls_answered',
-          ),
-        ])
-        .orderBy('participants.enrolled_at', 'desc')
-        .orderBy('participants.id')
-        .limit(literalLimit(filter.limit))
-        .offset(literalLimit(filter.offset))
-        .execute();
-      const count = await filtered(filter)
-        .select((expression) => expression.fn.countAll().as('count'))
-        .executeTakeFirstOrThrow();
+      const [keys, count] = await Promise.all([
+        filter.limit > 0 ? pageKeys(filter) : { ids: [], more: false },
+        filtered(filter)
+          .select((expression) => expression.fn.countAll().as('count'))
+          .executeTakeFirstOrThrow(),
+      ]);
+      const position = filter.position;
+      const backwards = position === 'last' || (position !== undefined && 'before' in position);
       return {
+        rows: await rowsFor(keys.ids),
         total: Number(count.count),
-        rows: rows.map(
-          (row): RosterRow => ({
-            participant: toParticipant(row),
-            conversationState: row.conversation_state ?? undefined,
-            idle: row.engagement_state === EngagementState.IDLE,
-            userProfile: row.user_profile ?? undefined,
-            nextPromptAt: row.next_prompt_at === null ? undefined : fromTimestamp(row.next_prompt_at),
-            lastMessage:
-              row.last_content === null || row.last_at === null
-                ? undefined
-                : {
-                    content: row.last_content,
-                    kind: (row.last_kind ?? 'message') as TranscriptKind,
-                    at: fromTimestamp(row.last_at),
-                  },
-            promptsSent: Number(row.prompts_sent),
-            pollsAnswered: Number(row.polls_answered),
-          }),
-        ),
+        hasNewer: backwards ? keys.more : position !== undefined,
+        hasOlder: backwards ? position !== 'last' : keys.more,
       };
     },
   };

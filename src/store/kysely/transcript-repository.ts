@@ -6,6 +6,7 @@ import type { Database, TranscriptTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';
 import { literalLimit } from './literal-limit.ts';
 import { firstRow, preparedByLimit, preparedQuery } from './prepared-query.ts';
+import { projectTranscript } from './study-day-projection.ts';
 
 const insertEntry = preparedQuery((db, row: Insertable<TranscriptTable>) =>
   db.insertInto('transcript').values(row).returningAll(),
@@ -75,6 +76,8 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
         const stored: TranscriptEntry[] = [];
         for (const entry of entries) {
           const { rows } = await insertEntry.execute(transaction, toTranscriptRow(entry));
+          // A participant's message answers their latest daily prompt: the dashboard's summary, in this transaction.
+          await projectTranscript(transaction, entry);
           const written = toTranscriptEntry(firstRow(rows));
           remember({ ...written });
           stored.push(written);

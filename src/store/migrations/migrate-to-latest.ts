@@ -19,6 +19,7 @@ import * as llmOutages from './018-llm-outages.ts';
 import * as telegram from './019-telegram.ts';
 import * as jobHolds from './020-job-holds.ts';
 import * as originalRecords from './021-original-records.ts';
+import * as studyDaySummary from './022-study-day-summary.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -46,6 +47,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '019-telegram': { up: (db) => telegram.up(db, dialect) },
     '020-job-holds': { up: (db) => jobHolds.up(db) },
     '021-original-records': { up: (db) => originalRecords.up(db, dialect) },
+    '022-study-day-summary': { up: (db) => studyDaySummary.up(db, dialect) },
   };
 }
 

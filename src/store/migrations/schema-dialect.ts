@@ -5,6 +5,8 @@ import type { ColumnDataType, CreateTableBuilder, Kysely } from 'kysely';
  * for the dialect-specific pieces, so a schema change is made in one place for both databases.
  */
 export interface SchemaDialect {
+  /** For the few statements written out per database (an expression index, a backfill's JSON and date functions). */
+  readonly name: 'sqlite' | 'postgres';
   /** `text` (ISO-8601 UTC, sortable) on SQLite, `timestamptz` on PostgreSQL. */
   readonly timestampType: ColumnDataType;
   /** `text` on SQLite, `jsonb` on PostgreSQL. */

@@ -7,6 +7,7 @@ export const NOTIFY_CHANNEL = 'promptpipe';
 export const postgresDialect: StoreDialect = {
   name: 'postgres',
   schema: {
+    name: 'postgres',
     timestampType: 'timestamptz',
     jsonType: 'jsonb',
     addIdentityPrimaryKey: (table, column) =>

@@ -4,6 +4,7 @@ import type { StoreDialect } from '../kysely/store-dialect.ts';
 export const sqliteDialect: StoreDialect = {
   name: 'sqlite',
   schema: {
+    name: 'sqlite',
     // ISO-8601 text written by `toTimestamp`: fixed width and UTC, so text order is time order.
     timestampType: 'text',
     jsonType: 'text',
