@@ -2,14 +2,12 @@
  * The composition root wired for real, in process: the OpenAI-compatible adapter against the scripted HTTP model
  * server, the webhook channel against a local HTTP gateway, a manual clock, SQLite in memory.
  */
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signatureHeaders, verifySignature } from '../../src/channels/webhook/webhook-signature.ts';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
+import { startTestApplication } from '../support/test-application.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 const SECRET = 'gateway-secret';
@@ -19,23 +17,12 @@ let app: Application;
 
 const eventually = (check: () => boolean, what: string) => waitUntil(what, check);
 
-async function startApp(environment: Record<string, string>): Promise<Application> {
-  const config = loadConfig({
-    API_ADDR: '127.0.0.1:0',
-    PROMPTPIPE_CLOCK: 'manual',
-    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
+function startApp(environment: Record<string, string>): Promise<Application> {
+  return startTestApplication({
     PROMPTPIPE_WEBHOOK_URL: gateway.url,
     PROMPTPIPE_WEBHOOK_SECRET: SECRET,
-    LOG_LEVEL: 'silent',
     ...environment,
   });
-  const started = await createApplication({
-    config,
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
-  await started.start();
-  return started;
 }
 
 beforeEach(async () => {

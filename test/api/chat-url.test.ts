@@ -3,11 +3,9 @@
  * participant, the list, an update and the bulk import's enrolled rows. Absolute with `PROMPTPIPE_PUBLIC_URL` (a link
  * an organiser can send as it is), the path on this server without it.
  */
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
+import { startTestApplication } from '../support/test-application.ts';
 
 const TOKEN = 'chat-url-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -15,23 +13,8 @@ const TOKEN_PATH = '/chat/[A-Za-z0-9_-]{43}';
 
 let app: Application | undefined;
 
-async function startApp(environment: Record<string, string>): Promise<Application> {
-  const config = loadConfig({
-    API_ADDR: '127.0.0.1:0',
-    PROMPTPIPE_CLOCK: 'manual',
-    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
-    LOG_LEVEL: 'silent',
-    PROMPTPIPE_API_TOKEN: TOKEN,
-    PROMPTPIPE_CHANNEL: 'webchat,webhook',
-    ...environment,
-  });
-  const started = await createApplication({
-    config,
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
-  await started.start();
-  return started;
+function startApp(environment: Record<string, string>): Promise<Application> {
+  return startTestApplication({ PROMPTPIPE_API_TOKEN: TOKEN, PROMPTPIPE_CHANNEL: 'webchat,webhook', ...environment });
 }
 
 afterEach(async () => {

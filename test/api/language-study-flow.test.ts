@@ -19,6 +19,7 @@ import {
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../support/scripted-openai-server.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 const PHONE = '+15551230001';
 const SPANISH_INSTRUCTION = "LANGUAGE: The participant's language is Spanish (es).";
@@ -69,13 +70,8 @@ function coach(request: ScriptedChatRequest): ScriptedReply {
   return { content: spanish ? 'Listo: tu recordatorio llega cada mañana.' : 'All set.' };
 }
 
-async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const eventually = (check: () => boolean | Promise<boolean>, what: string) =>
+  waitUntil(what, check, { timeoutMs: 5000 });
 
 async function start(environment: Record<string, string> = {}): Promise<Application> {
   gateway = await startHttpReceiver();

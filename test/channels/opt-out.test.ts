@@ -1,35 +1,20 @@
 /**
  * STOP and START over the webhook channel, wired as in production (no model configured: a keyword never reaches it).
  */
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OPT_IN_CONFIRMATION, OPT_OUT_CONFIRMATION } from '../../src/channels/channel-texts.ts';
 import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
+import { startTestApplication } from '../support/test-application.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 const PHONE = '+15551230001';
 let gateway: HttpReceiver;
 let app: Application;
 
-async function startApp(environment: Record<string, string> = {}): Promise<Application> {
-  const config = loadConfig({
-    API_ADDR: '127.0.0.1:0',
-    PROMPTPIPE_CLOCK: 'manual',
-    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
-    PROMPTPIPE_WEBHOOK_URL: gateway.url,
-    LOG_LEVEL: 'silent',
-    ...environment,
-  });
-  const started = await createApplication({
-    config,
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
-  await started.start();
-  return started;
+function startApp(environment: Record<string, string> = {}): Promise<Application> {
+  return startTestApplication({ PROMPTPIPE_WEBHOOK_URL: gateway.url, ...environment });
 }
 
 const texts = (): string[] => gateway.requests.map((request) => JSON.parse(request.body).text as string);
@@ -97,9 +82,11 @@ describe('opt-out', () => {
     const history = (await app.server.inject({ url: `/conversation/participants/${id}/history` })).json().result;
     expect(history.map((entry: { kind: string }) => entry.kind)).toEqual(['reply', 'message', 'notice']);
 
-    // A second STOP is recorded, but confirmed no more.
+    // A second STOP is recorded, but confirmed no more. Once it is processed (`say` waits for that), a confirmation
+    // would already be in the transcript (the outbox records a message before queueing its delivery): none is.
     await say('STOP', 'gw-stop-2');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const after = (await app.server.inject({ url: `/conversation/participants/${id}/history` })).json().result;
+    expect(after.filter((entry: { kind: string }) => entry.kind === 'notice')).toHaveLength(1);
     expect(texts().filter((text) => text === OPT_OUT_CONFIRMATION)).toHaveLength(1);
   });
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 import { answersAsItself, assertNoSecretsInOutput } from '../support/server-process.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 const API_TOKEN = 'e2e-text-token';
@@ -37,17 +38,14 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (child?.exitCode !== null && child?.exitCode !== undefined) {
-      throw new Error(`server exited while waiting for ${what}\n${output.join('')}`);
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output.join('')}`);
-    await new Promise((done) => setTimeout(done, 25));
-  }
+function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
+  const exited = () => child?.exitCode !== null && child?.exitCode !== undefined;
+  return waitUntil(what, check, {
+    timeoutMs,
+    intervalMs: 25,
+    stopIf: () => (exited() ? new Error(`server exited while waiting for ${what}\n${output.join('')}`) : undefined),
+    details: () => output.join(''),
+  });
 }
 
 async function api(method: 'GET' | 'POST', path: string, body?: unknown) {

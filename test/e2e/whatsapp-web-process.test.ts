@@ -20,6 +20,7 @@ import { encryptPollVote } from '../../src/channels/whatsapp-web/poll-vote-crypt
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 import { answersAsItself, assertNoSecretsInOutput } from '../support/server-process.ts';
 import { COACH, createStudyCoach, SAID } from '../support/study-coach-script.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SOCKET_MODULE = fileURLToPath(new URL('../support/fake-whatsapp-socket-module.ts', import.meta.url));
@@ -87,16 +88,12 @@ function participantSays(text: string, id: string): void {
   deliver({ key: { remoteJid: PHONE_JID, fromMe: false, id }, message: { conversation: text } });
 }
 
-async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}\n${server?.output.join('') ?? ''}\nunexpected: ${unexpected}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
+  return waitUntil(what, check, {
+    timeoutMs,
+    intervalMs: 25,
+    details: () => `${server?.output.join('') ?? ''}\nunexpected: ${unexpected}`,
+  });
 }
 
 async function freePort(): Promise<number> {

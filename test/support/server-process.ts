@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { waitUntil } from './wait-until.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -76,31 +77,25 @@ export function describeOutput(server: ServerProcess | undefined, label = 'promp
   return `--- ${label} output (${server.exited ? 'exited' : 'running'}) ---\n${text || '(nothing)\n'}--- end ---`;
 }
 
-/** Polls `check` until it returns a truthy value (returned), failing early when one of `servers` died. */
-export async function waitFor<T>(
+/**
+ * `waitUntil` (wait-until.ts) for tests of server processes: fails at once, with the server's output, when one of
+ * `servers` died, since nothing it was expected to do will happen any more.
+ */
+export function waitFor<T>(
   what: string,
   check: () => T | Promise<T>,
   timeoutMs = 15_000,
   servers: readonly (ServerProcess | undefined)[] = [],
   pollMs = 25,
 ): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const deadServer = servers.find((server) => server?.exited);
-    const died = (server: ServerProcess) =>
-      new Error(`a server exited while waiting for ${what}\n${describeOutput(server)}`);
-    let value: T;
-    try {
-      value = await check();
-    } catch (error) {
-      if (deadServer) throw died(deadServer);
-      throw error;
-    }
-    if (value) return value as NonNullable<T>;
-    if (deadServer) throw died(deadServer);
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
-  }
+  return waitUntil(what, check, {
+    timeoutMs,
+    intervalMs: pollMs,
+    stopIf: () => {
+      const deadServer = servers.find((server) => server?.exited);
+      return deadServer && new Error(`a server exited while waiting for ${what}\n${describeOutput(deadServer)}`);
+    },
+  });
 }
 
 /**

@@ -3,12 +3,10 @@
  * a real-process test would have to wait hours. The study clock is a different clock: moving a manual study clock
  * days forward signs nobody out.
  */
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
 import { openEventStream } from '../support/event-stream-client.ts';
+import { startTestApplication } from '../support/test-application.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 const TOKEN = 'session-expiry-token';
@@ -16,21 +14,11 @@ const HOUR = 3_600_000;
 let app: Application;
 let wallClock = Date.parse('2026-03-02T09:00:00Z');
 
-async function startApp(): Promise<Application> {
-  const config = loadConfig({
-    API_ADDR: '127.0.0.1:0',
-    PROMPTPIPE_API_TOKEN: TOKEN,
-    PROMPTPIPE_CLOCK: 'manual',
-    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
-    DASHBOARD_SESSION_IDLE_TIMEOUT: '8h',
-    LOG_LEVEL: 'silent',
-  });
-  return createApplication({
-    config,
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-    wallClock: () => wallClock,
-  });
+function startApp(): Promise<Application> {
+  return startTestApplication(
+    { PROMPTPIPE_API_TOKEN: TOKEN, DASHBOARD_SESSION_IDLE_TIMEOUT: '8h' },
+    { wallClock: () => wallClock, start: false },
+  );
 }
 
 afterEach(async () => {

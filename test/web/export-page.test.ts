@@ -2,30 +2,15 @@
  * A signed-in coordinator exports from the dashboard: the export page builds download links, and the exports and
  * `/stats` accept the dashboard session as well as the API token — for reads only. In process (`app.server.inject`).
  */
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
+import { startTestApplication } from '../support/test-application.ts';
 
 const TOKEN = 'export-page-token';
 let app: Application;
 
-async function startApp(environment: Record<string, string> = {}): Promise<Application> {
-  const started = await createApplication({
-    config: loadConfig({
-      API_ADDR: '127.0.0.1:0',
-      PROMPTPIPE_API_TOKEN: TOKEN,
-      PROMPTPIPE_CLOCK: 'manual',
-      PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
-      LOG_LEVEL: 'silent',
-      ...environment,
-    }),
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
-  await started.start();
-  return started;
+function startApp(environment: Record<string, string> = {}): Promise<Application> {
+  return startTestApplication({ PROMPTPIPE_API_TOKEN: TOKEN, ...environment });
 }
 
 afterEach(async () => {

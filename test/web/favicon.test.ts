@@ -1,9 +1,7 @@
 /** The favicon: served without the token (a 401 there is two console errors on every page), as ICO and as SVG. */
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
+import { startTestApplication } from '../support/test-application.ts';
 
 let app: Application | undefined;
 
@@ -11,14 +9,8 @@ afterEach(async () => {
   await app?.stop();
 });
 
-async function startApp(): Promise<Application> {
-  const started = await createApplication({
-    config: loadConfig({ API_ADDR: '127.0.0.1:0', PROMPTPIPE_API_TOKEN: 'favicon-token', LOG_LEVEL: 'silent' }),
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
-  await started.start();
-  return started;
+function startApp(): Promise<Application> {
+  return startTestApplication({ PROMPTPIPE_API_TOKEN: 'favicon-token' });
 }
 
 const get = (url: string) => (app as Application).server.inject({ method: 'GET', url });

@@ -28,6 +28,7 @@ import {
 import { createInProcessLock, type ParticipantLock } from '../../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../../src/store/sqlite/sqlite-store.ts';
 import type { Job, Store, StoredEvent } from '../../../src/store/store.ts';
+import { waitUntil } from '../../support/wait-until.ts';
 
 /** Monday 2 March 2026, 09:00 in Toronto (EST, UTC−5). */
 export const START = new Date('2026-03-02T14:00:00.000Z');
@@ -188,7 +189,9 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
       let run: Promise<number> | undefined;
       await lock.run(participantId, async () => {
         run = runner.runDue();
-        await waitUntil(async () => (await store.jobs.get(jobId))?.status === 'running');
+        await waitUntil(`${jobId} to be running`, async () => (await store.jobs.get(jobId))?.status === 'running', {
+          intervalMs: 0,
+        });
         await work();
       });
       await run;
@@ -208,13 +211,4 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
       await store.close();
     },
   };
-}
-
-/** Polls `condition` once per event-loop turn; throws if it never holds. */
-export async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
-  for (let attempt = 0; attempt < 1000; attempt += 1) {
-    if (await condition()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error('condition never became true');
 }
