@@ -4,13 +4,11 @@
  * reply in the outbox) is found by the message's id and not done twice. The real-process SIGKILL test
  * (test/e2e/kill-recovery.test.ts) drives the same paths at random moments.
  */
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
+import { startTestApplication } from '../support/test-application.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 const PHONE = '+15551230001';
@@ -25,19 +23,14 @@ beforeEach(async () => {
   model = await startScriptedOpenAiServer({
     respond: (request) => ({ content: `Reply to "${request.lastMessage?.content}"` }),
   });
-  const config = loadConfig({
-    API_ADDR: '127.0.0.1:0',
-    OPENAI_BASE_URL: model.baseUrl,
-    PROMPTPIPE_CLOCK: 'manual',
-    PROMPTPIPE_CLOCK_START: RECEIVED_AT.toISOString(),
-    PROMPTPIPE_WEBHOOK_URL: gateway.url,
-    LOG_LEVEL: 'silent',
-  });
-  app = await createApplication({
-    config,
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
+  app = await startTestApplication(
+    {
+      OPENAI_BASE_URL: model.baseUrl,
+      PROMPTPIPE_CLOCK_START: RECEIVED_AT.toISOString(),
+      PROMPTPIPE_WEBHOOK_URL: gateway.url,
+    },
+    { start: false },
+  );
   const participant = await app.participants.enroll({ phoneNumber: PHONE, name: 'Ada' }, { greet: false });
   participantId = participant.id;
 });

@@ -7,11 +7,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import {
   type ScriptedChatRequest,
@@ -19,6 +16,7 @@ import {
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../support/scripted-openai-server.ts';
+import { startTestApplication } from '../support/test-application.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 const PHONE = '+15551230001';
@@ -76,21 +74,11 @@ const eventually = (check: () => boolean | Promise<boolean>, what: string) =>
 async function start(environment: Record<string, string> = {}): Promise<Application> {
   gateway = await startHttpReceiver();
   model = await startScriptedOpenAiServer({ respond: coach });
-  const config = loadConfig({
-    API_ADDR: '127.0.0.1:0',
+  app = await startTestApplication({
     OPENAI_BASE_URL: model.baseUrl,
-    PROMPTPIPE_CLOCK: 'manual',
-    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
     PROMPTPIPE_WEBHOOK_URL: gateway.url,
-    LOG_LEVEL: 'silent',
     ...environment,
   });
-  app = await createApplication({
-    config,
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
-  await app.start();
   return app;
 }
 

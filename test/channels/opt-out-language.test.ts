@@ -1,11 +1,9 @@
 /** STOP and START confirmations in the participant's language, wired as in production. */
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
 import { createBuiltInMessageCatalogue } from '../../src/i18n/built-in-catalogues.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
+import { startTestApplication } from '../support/test-application.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 const PHONE = '+15551230001';
@@ -15,18 +13,7 @@ let app: Application;
 
 beforeEach(async () => {
   gateway = await startHttpReceiver();
-  app = await createApplication({
-    config: loadConfig({
-      API_ADDR: '127.0.0.1:0',
-      PROMPTPIPE_CLOCK: 'manual',
-      PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
-      PROMPTPIPE_WEBHOOK_URL: gateway.url,
-      LOG_LEVEL: 'silent',
-    }),
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
-  await app.start();
+  app = await startTestApplication({ PROMPTPIPE_WEBHOOK_URL: gateway.url });
 });
 afterEach(async () => {
   await app.stop();

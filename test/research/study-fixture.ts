@@ -6,16 +6,14 @@
  * feedback (barrier "rain", tweak "walk indoors"); day 2 answers "Next time"; day 3 does not answer (reminder sent).
  * Ben (Europe/London) is enrolled and greeted but never answers the intake: no daily prompts.
  */
-import { pino } from 'pino';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
 import {
   type ScriptedChatRequest,
   type ScriptedOpenAiServer,
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../support/scripted-openai-server.ts';
+import { startTestApplication } from '../support/test-application.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 export const ADA_PHONE = '+15551230001';
@@ -70,20 +68,7 @@ export async function startStudyApp(extraEnv: Record<string, string> = {}): Prom
   model: ScriptedOpenAiServer;
 }> {
   const model = await startScriptedOpenAiServer({ respond: coach });
-  const config = loadConfig({
-    API_ADDR: '127.0.0.1:0',
-    OPENAI_BASE_URL: model.baseUrl,
-    PROMPTPIPE_CLOCK: 'manual',
-    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
-    LOG_LEVEL: 'silent',
-    ...extraEnv,
-  });
-  const app = await createApplication({
-    config,
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
-  await app.start();
+  const app = await startTestApplication({ OPENAI_BASE_URL: model.baseUrl, ...extraEnv });
   return { app, model };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The whole application in process for tests, the one way to start it: the composition root (`createApplication`)
  * with SQLite in memory, the manual clock at {@link TEST_CLOCK_START}, no port of its own (`127.0.0.1:0`) and a silent
- * log, started unless told otherwise. Requests go through `app.server.inject`. For the real server process, see
+ * log (each can be replaced), started unless told otherwise. Requests go through `app.server.inject`. For the real server process, see
  * `server-process.ts`; for the HTTP API over fakes, `api-harness.ts`.
  */
 import { pino } from 'pino';
@@ -11,7 +11,7 @@ import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 
 export const TEST_CLOCK_START = '2026-03-02T14:00:00Z';
 
-export interface TestApplicationOptions extends Partial<Omit<ApplicationOptions, 'config' | 'log'>> {
+export interface TestApplicationOptions extends Partial<Omit<ApplicationOptions, 'config'>> {
   /** `false`: created but not started (the test starts it, or inspects it before). Default true. */
   start?: boolean;
 }
@@ -36,7 +36,7 @@ export async function startTestApplication(
     ...applicationOptions,
     store: applicationOptions.store ?? (await createSqliteStore({ filename: ':memory:' })),
     config,
-    log: pino({ level: 'silent' }),
+    log: applicationOptions.log ?? pino({ level: 'silent' }),
   });
   if (start) await application.start();
   return application;

@@ -3,13 +3,11 @@
  * chat shows its times in the participant's zone too. In process (`app.server.inject`), after a scripted intake that
  * saves a profile and a daily schedule, with the manual clock at Mon 2 Mar 2026 14:00 UTC (15:00 in Berlin).
  */
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 import { createStudyCoach, SAID } from '../support/study-coach-script.ts';
+import { startTestApplication } from '../support/test-application.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 const TOKEN = 'participant-page-token';
@@ -42,21 +40,12 @@ const textOf = (body: string, attribute: string) =>
 
 beforeAll(async () => {
   model = await startScriptedOpenAiServer({ respond: createStudyCoach(unexpected) });
-  app = await createApplication({
-    config: loadConfig({
-      API_ADDR: '127.0.0.1:0',
-      PROMPTPIPE_API_TOKEN: TOKEN,
-      PROMPTPIPE_CHANNEL: 'webchat',
-      PROMPTPIPE_CLOCK: 'manual',
-      PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'test',
-      LOG_LEVEL: 'silent',
-    }),
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
+  app = await startTestApplication({
+    PROMPTPIPE_API_TOKEN: TOKEN,
+    PROMPTPIPE_CHANNEL: 'webchat',
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test',
   });
-  await app.start();
   const signedIn = await app.server.inject({
     method: 'POST',
     url: '/dashboard/login',
