@@ -41,6 +41,11 @@ async function call(method: string, path: string, body?: unknown): Promise<Answe
   return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
 }
 
+/** The envelope's `result` of an answer (undefined when there is no body). */
+function resultOf(answer: { json: Record<string, unknown> | undefined }): unknown {
+  return answer.json?.['result'];
+}
+
 async function expectStatus(method: string, path: string, body: unknown, status: number): Promise<Answer> {
   const answer = await call(method, path, body);
   expect(answer.status, `${method} ${path} ${JSON.stringify(answer.json)}`).toBe(status);
@@ -183,7 +188,7 @@ describe('test-responses.sh', () => {
 
   it('lists responses and stats; POST /responses and POST /stats are 405', async () => {
     const responses = await expectStatus('GET', '/responses', undefined, 200);
-    expect((responses.json?.['result'] as unknown[]).length).toBeGreaterThanOrEqual(4);
+    expect((resultOf(responses) as unknown[]).length).toBeGreaterThanOrEqual(4);
     const stats = await expectStatus('GET', '/stats', undefined, 200);
     expect(stats.json?.['result']).toMatchObject({
       total_responses: expect.any(Number),
@@ -243,10 +248,10 @@ describe('test-conversation-clean.sh and enroll-participants.sh (with numbers th
         { phone_number: phone, name, timezone: 'America/Toronto' },
         201,
       );
-      ids.push((enrolled.json?.['result'] as { id: string }).id);
+      ids.push((resultOf(enrolled) as { id: string }).id);
     }
     const list = await expectStatus('GET', '/conversation/participants', undefined, 200);
-    const listed = (list.json?.['result'] as { id: string; phone_number: string }[]).map((row) => row.id);
+    const listed = (resultOf(list) as { id: string; phone_number: string }[]).map((row) => row.id);
     expect(listed).toEqual(expect.arrayContaining(ids));
     for (const id of ids) await expectStatus('GET', `/conversation/participants/${id}`, undefined, 200);
     // quick-delete-conversation-participants.sh deletes by id: 200, then 404.
@@ -257,14 +262,14 @@ describe('test-conversation-clean.sh and enroll-participants.sh (with numbers th
 
 describe('test-restart-persistence.sh (a restart instead of docker compose down/up)', () => {
   it('keeps participants and receipts across a restart', async () => {
-    const before = ((await call('GET', '/receipts')).json?.['result'] as unknown[]).length;
+    const before = (resultOf(await call('GET', '/receipts')) as unknown[]).length;
     expect((await stopServer(server)).code).toBe(0);
     server = await startServer(environment);
     const participants = (await call('GET', '/conversation/participants')).json?.['result'] as {
       phone_number: string;
     }[];
     expect(participants.map((row) => row.phone_number)).toContain(`+${TEST_PHONE}`);
-    expect(((await call('GET', '/receipts')).json?.['result'] as unknown[]).length).toBeGreaterThanOrEqual(before);
+    expect((resultOf(await call('GET', '/receipts')) as unknown[]).length).toBeGreaterThanOrEqual(before);
   });
 });
 
@@ -277,7 +282,7 @@ describe("checks that rely on the original's own bugs (see docs/migrating.md)", 
   it("test-receipts.sh reads the receipts as a bare array ('.[0].to'): /receipts answers the documented envelope", async () => {
     const receipts = await call('GET', '/receipts');
     expect(Array.isArray(receipts.json)).toBe(false);
-    expect((receipts.json?.['result'] as Record<string, unknown>[])[0]).toMatchObject({
+    expect((resultOf(receipts) as Record<string, unknown>[])[0]).toMatchObject({
       to: expect.stringMatching(/^\+/),
       status: expect.any(String),
       time: expect.any(Number),

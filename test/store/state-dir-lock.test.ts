@@ -43,7 +43,13 @@ async function holdInAnotherProcess(dir: string) {
     child.once('exit', (code) => reject(new Error(`holder exited with ${code}`)));
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { pid: child.pid as number, kill: () => (child.kill('SIGKILL'), exited) };
+  return {
+    pid: child.pid as number,
+    kill: () => {
+      child.kill('SIGKILL');
+      return exited;
+    },
+  };
 }
 
 describe('state directory lock (SQLite is single-process)', () => {
