@@ -4,11 +4,8 @@
  * enroll → greeting delivered → intake turn (profile + schedule) → clock to prompt time → prompt and poll delivered
  * → "Done" poll answer → success_count 1 → a feedback turn.
  */
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import {
   type ScriptedChatRequest,
@@ -16,6 +13,7 @@ import {
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../support/scripted-openai-server.ts';
+import { startTestApplication } from '../support/test-application.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 const PHONE = '+15551230001';
@@ -62,20 +60,10 @@ const delivered = () => gateway.requests.map((request) => JSON.parse(request.bod
 beforeEach(async () => {
   gateway = await startHttpReceiver();
   model = await startScriptedOpenAiServer({ respond: coach });
-  const config = loadConfig({
-    API_ADDR: '127.0.0.1:0',
+  app = await startTestApplication({
     OPENAI_BASE_URL: model.baseUrl,
-    PROMPTPIPE_CLOCK: 'manual',
-    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
     PROMPTPIPE_WEBHOOK_URL: gateway.url,
-    LOG_LEVEL: 'silent',
   });
-  app = await createApplication({
-    config,
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
-  await app.start();
 });
 afterEach(async () => {
   await app.stop();

@@ -3,12 +3,10 @@
  * Monday 2 March 2026 09:00 in Toronto, the webhook channel delivering to a local gateway, a scripted model and an
  * API token (the original's routes sit behind it like every other).
  */
-import { pino } from 'pino';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
+import { startTestApplication } from '../support/test-application.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 export const TOKEN = 'original-api-token';
@@ -37,24 +35,15 @@ export async function startOriginalApp(environment: Record<string, string> = {})
   const model = await startScriptedOpenAiServer({
     respond: (request) => ({ content: `model answer to: ${request.lastMessage?.content ?? ''}` }),
   });
-  const config = loadConfig({
-    API_ADDR: '127.0.0.1:0',
+  const app = await startTestApplication({
     PROMPTPIPE_API_TOKEN: TOKEN,
-    PROMPTPIPE_CLOCK: 'manual',
     PROMPTPIPE_CLOCK_START: START,
     PROMPTPIPE_WEBHOOK_URL: gateway.url,
     OPENAI_BASE_URL: model.baseUrl,
-    LOG_LEVEL: 'silent',
     // A failing model fails at once: the 500 of a genai prompt is not retried three times.
     LLM_MAX_RETRIES: '0',
     ...environment,
   });
-  const app = await createApplication({
-    config,
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
-  await app.start();
   const delivered = () => gateway.requests.map((request) => JSON.parse(request.body) as Record<string, unknown>);
   return {
     app,

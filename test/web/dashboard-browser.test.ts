@@ -9,14 +9,12 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pino from 'pino';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 import { COACH, createStudyCoach, SAID } from '../support/study-coach-script.ts';
+import { startTestApplication } from '../support/test-application.ts';
 import { browserAvailability, launchChromium } from './browser.ts';
 
 const API_TOKEN = 'dashboard-test-token';
@@ -44,21 +42,15 @@ describe.skipIf(!availability.run)('dashboard and web chat in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     model = await startScriptedOpenAiServer({ respond: createStudyCoach(unexpected) });
-    const config = loadConfig({
-      API_ADDR: '127.0.0.1:0',
-      PROMPTPIPE_API_TOKEN: API_TOKEN,
-      PROMPTPIPE_CHANNEL: 'webchat',
-      PROMPTPIPE_CLOCK: 'manual',
-      PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'test',
-      LOG_LEVEL: 'silent',
-    });
-    app = await createApplication({
-      config,
-      log: pino({ level: 'silent' }),
-      store: await createSqliteStore({ filename: ':memory:' }),
-    });
+    app = await startTestApplication(
+      {
+        PROMPTPIPE_API_TOKEN: API_TOKEN,
+        PROMPTPIPE_CHANNEL: 'webchat',
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: 'test',
+      },
+      { start: false },
+    );
     await app.start({ listen: true });
     const address = app.server.addresses()[0];
     if (!address || typeof address === 'string') throw new Error('the server is not listening on a TCP port');

@@ -1,29 +1,17 @@
 /**
  * The dashboard's sign-in and CSRF rules and the web-chat routes, in process (`app.server.inject`), without a browser.
  */
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type Application, createApplication } from '../../src/main.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../src/main.ts';
+import { startTestApplication } from '../support/test-application.ts';
 
 const TOKEN = 'web-routes-token';
 let app: Application;
 
 async function startApp(environment: Record<string, string>): Promise<Application> {
-  const config = loadConfig({
-    API_ADDR: '127.0.0.1:0',
-    PROMPTPIPE_CLOCK: 'manual',
-    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
-    LOG_LEVEL: 'silent',
+  const started = await startTestApplication({
     ...environment,
   });
-  const started = await createApplication({
-    config,
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
-  await started.start();
   return started;
 }
 

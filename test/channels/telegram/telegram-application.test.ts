@@ -3,15 +3,13 @@
  * enrolment returns the deep link and messages wait for it; /stop and START; a participant who blocked the bot is
  * withdrawn by the failed delivery; Telegram's 429 holds a delivery as long as it asks.
  */
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OPTED_OUT_EVENT } from '../../../src/channels/opt-out.ts';
-import { loadConfig } from '../../../src/config.ts';
-import { type Application, createApplication } from '../../../src/main.ts';
-import { createSqliteStore } from '../../../src/store/sqlite/sqlite-store.ts';
+import type { Application } from '../../../src/main.ts';
 import { type FakeTelegramBotApi, startFakeTelegramBotApi } from '../../support/fake-telegram-bot-api.ts';
 import type { Json } from '../../support/fake-telegram-shapes.ts';
 import { type TelegramUser, telegramUser } from '../../support/fake-telegram-users.ts';
+import { startTestApplication } from '../../support/test-application.ts';
 import { waitUntil } from '../../support/wait-until.ts';
 
 const TOKEN = '123456789:AAtelegram-application-token';
@@ -21,23 +19,13 @@ let app: Application;
 
 beforeEach(async () => {
   api = await startFakeTelegramBotApi({ token: TOKEN });
-  const config = loadConfig({
-    API_ADDR: '127.0.0.1:0',
-    PROMPTPIPE_CLOCK: 'manual',
-    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
+  app = await startTestApplication({
     PROMPTPIPE_CHANNEL: 'telegram',
     PROMPTPIPE_PUBLIC_URL: 'https://coach.example.org',
     TELEGRAM_BOT_TOKEN: TOKEN,
     TELEGRAM_WEBHOOK_SECRET: SECRET,
     TELEGRAM_API_URL: api.url,
-    LOG_LEVEL: 'silent',
   });
-  app = await createApplication({
-    config,
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
-  });
-  await app.start();
 });
 afterEach(async () => {
   await app.stop();
