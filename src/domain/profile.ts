@@ -1,6 +1,7 @@
 /**
- * The participant's structured profile, stored as JSON under the `userProfile` data key (specification §Tools and
- * §Tone). Field names are the stored JSON names, so the type is also the storage format.
+ * The participant's structured profile, stored as JSON under the `userProfile` data key (its fields: specification
+ * §Tools; its tone: specification §Tone). Field names are the stored JSON names, so the type is also the storage
+ * format.
  */
 export const Intensity = { LOW: 'low', NORMAL: 'normal', HIGH: 'high' } as const;
 export type Intensity = (typeof Intensity)[keyof typeof Intensity];
