@@ -18,6 +18,7 @@ import type { WhatsAppTemplate } from './channels/whatsapp-cloud/whatsapp-cloud-
 import { parseDuration } from './domain/duration.ts';
 import { AppError } from './domain/errors.ts';
 import { canonicalLanguageTag } from './domain/language.ts';
+import type { HttpProxySettings } from './http/http-client.ts';
 import { TOOL_PROTOCOLS, ToolProtocol } from './llm/text-tool-protocol.ts';
 import { type OriginalSchedule, parseCronSchedule } from './original/original-schedule.ts';
 import { applyOriginalSettingNames, unreadSettingNotes } from './original/original-settings.ts';
@@ -123,6 +124,13 @@ export interface Config {
     whatsappWebSocketModule: string | undefined;
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  http: {
+    /**
+     * `NODE_USE_ENV_PROXY=1`: outbound calls (the model, the providers) go through `HTTP_PROXY` / `HTTPS_PROXY`, except
+     * to the hosts of `NO_PROXY`, as Node's own fetch does with that setting. Undefined: no proxy.
+     */
+    proxy: HttpProxySettings | undefined;
+  };
   /** Research data (issue 8): export pseudonyms, paced greetings and broadcasts. */
   research: {
     /** `EXPORT_PSEUDONYM_KEY`: HMAC key of `export --pseudonymize`; required with that flag. */
@@ -248,7 +256,11 @@ class ConfigReader {
   /** Every name looked up: a setting that is set but never read is reported (`unreadSettingNotes`). */
   readonly names = new Set<string>();
 
+  /** The environment as given, for the variables other programs share (`shared`). */
+  private readonly untracked: Environment;
+
   constructor(env: Environment) {
+    this.untracked = env;
     this.env = new Proxy(env, {
       get: (target, name) => {
         if (typeof name === 'string') this.names.add(name);
@@ -259,6 +271,15 @@ class ConfigReader {
 
   string(name: string): string | undefined {
     const value = this.env[name]?.trim();
+    return value ? value : undefined;
+  }
+
+  /**
+   * A variable other programs read too (`NODE_USE_ENV_PROXY`, `HTTP_PROXY`): not one of our settings, so it is not
+   * counted as read, or every `NODE_*` and `HTTP*` variable would be reported as a setting set but not read.
+   */
+  shared(name: string): string | undefined {
+    const value = this.untracked[name]?.trim();
     return value ? value : undefined;
   }
 
@@ -552,6 +573,7 @@ export function loadConfig(
       recoveryIntervalMs: read.duration('PROMPTPIPE_RECOVERY_INTERVAL', '30s'),
     },
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    http: { proxy: readProxySettings(read) },
     research: {
       exportPseudonymKey: read.string('EXPORT_PSEUDONYM_KEY'),
       enrollGreetingRate: read.number('ENROLL_GREETING_RATE', 30, (n) => n > 0, 'a positive number (per minute)'),
@@ -685,6 +707,26 @@ function readTelegramSettings(read: ConfigReader): TelegramSettings {
     read.problems.push('TELEGRAM_WEBHOOK_SECRET must be 1-256 characters of A-Z, a-z, 0-9, _ and -');
   }
   return { botToken, mode, webhookSecret, apiUrl: read.url('TELEGRAM_API_URL', DEFAULT_TELEGRAM_API_URL) };
+}
+
+/** The proxy variables, read only when `NODE_USE_ENV_PROXY` asks for them (lower case wins, as with curl). */
+function readProxySettings(read: ConfigReader): HttpProxySettings | undefined {
+  const enabled = read.shared('NODE_USE_ENV_PROXY');
+  if (enabled === undefined || ['0', 'false', 'no', 'off'].includes(enabled.toLowerCase())) return undefined;
+  const either = (name: string) => read.shared(name.toLowerCase()) ?? read.shared(name) ?? '';
+  const settings = { httpProxy: either('HTTP_PROXY'), httpsProxy: either('HTTPS_PROXY'), noProxy: either('NO_PROXY') };
+  for (const name of ['httpProxy', 'httpsProxy'] as const) {
+    const proxy = settings[name];
+    if (proxy && !/^https?:$/.test(URL.canParse(proxy) ? new URL(proxy).protocol : '')) {
+      read.problems.push(
+        `${name === 'httpProxy' ? 'HTTP_PROXY' : 'HTTPS_PROXY'} must be an http(s) URL (got "${proxy}")`,
+      );
+    }
+  }
+  if (!settings.httpProxy && !settings.httpsProxy) {
+    read.problems.push('NODE_USE_ENV_PROXY is set, but neither HTTP_PROXY nor HTTPS_PROXY names a proxy');
+  }
+  return settings;
 }
 
 function deepFreeze<T>(value: T): T {

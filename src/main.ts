@@ -68,6 +68,7 @@ import { createFeedbackModule } from './engine/modules/feedback-module.ts';
 import { createIntakeModule } from './engine/modules/intake-module.ts';
 import { createRequestGuard } from './engine/request-validator.ts';
 import { loadLanguageSystemPrompts, loadSystemPrompts } from './engine/system-prompts.ts';
+import { createHttpClient } from './http/http-client.ts';
 import { loadMessageCatalogue } from './i18n/load-message-catalogue.ts';
 import type { MessageCatalogue } from './i18n/message-catalogue.ts';
 import { createCircuitBreakerLlm } from './llm/circuit-breaker-llm.ts';
@@ -261,7 +262,7 @@ function llmConfigured(config: Config): boolean {
   return Boolean(config.llm.apiKey || config.llm.baseUrl);
 }
 
-function createLlm(config: Config, log: Log): LlmClient {
+function createLlm(config: Config, log: Log, fetch: typeof globalThis.fetch): LlmClient {
   const { llm } = config;
   if (!llmConfigured(config)) {
     log.warn({}, `${LLM_NOT_CONFIGURED_MESSAGE}. The server runs, but every turn answers "assistant unavailable".`);
@@ -281,6 +282,7 @@ function createLlm(config: Config, log: Log): LlmClient {
     timeoutMs: llm.timeoutMs,
     maxRetries: llm.maxRetries,
     log,
+    fetch,
   });
 }
 
@@ -290,6 +292,7 @@ function createConfiguredChannels(
   log: Log,
   store: Store,
   clock: Clock,
+  fetch: typeof globalThis.fetch,
   whatsappWeb?: () => Channel,
   telegram?: Channel,
   messages?: MessageCatalogue,
@@ -305,6 +308,7 @@ function createConfiguredChannels(
         clock,
         timeoutMs: WEBHOOK_TIMEOUT_MS,
         log,
+        fetch,
         ...(messages ? { messages } : {}),
       });
     }
@@ -319,6 +323,7 @@ function createConfiguredChannels(
         clock,
         timeoutMs: WEBHOOK_TIMEOUT_MS,
         log,
+        fetch,
         ...(messages ? { messages } : {}),
       });
     }
@@ -330,11 +335,11 @@ function createConfiguredChannels(
       log.info({}, 'webchat channel: each participant talks to the coach at /chat/<token> (link on the dashboard)');
       return createWebChatChannel();
     }
-    return createConfiguredWebhookChannel(config, log);
+    return createConfiguredWebhookChannel(config, log, fetch);
   });
 }
 
-function createConfiguredWebhookChannel(config: Config, log: Log): Channel {
+function createConfiguredWebhookChannel(config: Config, log: Log, fetch: typeof globalThis.fetch): Channel {
   const { webhookUrl, webhookSecret } = config.channel;
   if (webhookUrl) {
     log.info({ url: webhookUrl, signed: Boolean(webhookSecret) }, `webhook channel: delivering to ${webhookUrl}`);
@@ -351,6 +356,7 @@ function createConfiguredWebhookChannel(config: Config, log: Log): Channel {
     timeoutMs: WEBHOOK_TIMEOUT_MS,
     log,
     clock: systemClock,
+    fetch,
   });
 }
 
@@ -385,6 +391,7 @@ export async function createWhatsAppLease(config: Config, log: Log): Promise<Con
 /** The telegram channel; grammY is imported only when it is enabled, like the other channel SDKs. */
 async function loadTelegramChannel(
   settings: TelegramSettings,
+  fetch: typeof globalThis.fetch,
   parts: Omit<
     Parameters<typeof import('./channels/telegram/telegram-channel.ts').createTelegramChannel>[0],
     'api' | 'mode' | 'webhookSecret'
@@ -396,7 +403,12 @@ async function loadTelegramChannel(
   ]);
   return createTelegramChannel({
     ...parts,
-    api: createTelegramBotApi({ token: settings.botToken, apiUrl: settings.apiUrl, timeoutMs: WEBHOOK_TIMEOUT_MS }),
+    api: createTelegramBotApi({
+      token: settings.botToken,
+      apiUrl: settings.apiUrl,
+      timeoutMs: WEBHOOK_TIMEOUT_MS,
+      fetch,
+    }),
     mode: settings.mode,
     webhookSecret: settings.webhookSecret,
   });
@@ -420,6 +432,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 
   // The original PromptPipe's settings read as ours, and settings set but not read: said, never silently ignored.
   for (const note of config.startupNotes) log.warn({}, note);
+  // One connection pool for every outbound call (the model, the channels' providers), closed at stop.
+  const httpClient = createHttpClient(config.http.proxy ? { proxy: config.http.proxy } : {});
   const rawStore = options.store ?? (await openStore(config, log));
   const metrics = createMetrics({ jobs: rawStore.jobs, collectProcessMetrics: true });
   const store = withEventMetrics(rawStore, metrics);
@@ -475,7 +489,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     llm: createConcurrencyLimitedLlm({
       llm: createMeteredLlm({
         llm: createProvenanceLlm({
-          llm: createLlm(config, log),
+          llm: createLlm(config, log, httpClient.fetch),
           llmCalls: store.llmCalls,
           clock,
           providerHost: providerHostOf(config.llm.baseUrl ?? OPENAI_DEFAULT_BASE_URL),
@@ -567,7 +581,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       : undefined;
   const telegramSettings = options.channel ? undefined : config.channel.telegram;
   const telegramChannel = telegramSettings
-    ? await loadTelegramChannel(telegramSettings, {
+    ? await loadTelegramChannel(telegramSettings, httpClient.fetch, {
         publicUrl: config.publicUrl,
         store,
         clock,
@@ -579,7 +593,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const channels = createChannelRegistry(
     options.channel
       ? [options.channel]
-      : createConfiguredChannels(config, log, store, clock, createWhatsAppWeb, telegramChannel, messages),
+      : createConfiguredChannels(
+          config,
+          log,
+          store,
+          clock,
+          httpClient.fetch,
+          createWhatsAppWeb,
+          telegramChannel,
+          messages,
+        ),
   );
   const channel = channels.defaultChannel;
   const whatsappWebChannel = channels.all().find(isWhatsAppWebChannel);
@@ -899,6 +922,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         if (!listening) await server.close();
         await coordinator?.close();
         await store.close();
+        await httpClient.close();
         log.info({}, 'stopped');
       })();
       return stopping;

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startCommand } from '../../scripts/start-command.ts';
-import { keepAliveFetch } from '../../src/http/keep-alive-fetch.ts';
+import { createHttpClient } from '../../src/http/http-client.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
@@ -132,6 +132,9 @@ export async function startServerProcess(
     throw error;
   }
   const pid = child.pid ?? 0;
+  // No limit on waiting: `POST /admin/clock` answers once every job it made due has run (minutes for a burst of
+  // 100,000 prompts), past undici's default five-minute headers timeout.
+  const http = createHttpClient({ headersTimeoutMs: 0, bodyTimeoutMs: 0 });
   return {
     baseUrl,
     pid,
@@ -139,9 +142,7 @@ export async function startServerProcess(
     peakRssMiB: () => statusFieldMiB(pid, 'VmHWM'),
     cpuSeconds: () => cpuSecondsOf(pid),
     async post(path, body) {
-      // Our fetch on `node:http` waits as long as the answer takes: `POST /admin/clock` answers once every job it made
-      // due has run (minutes for a burst of 100,000 prompts), past the global fetch's five-minute headers timeout.
-      const response = await keepAliveFetch(`${baseUrl}${path}`, {
+      const response = await http.fetch(`${baseUrl}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -153,6 +154,7 @@ export async function startServerProcess(
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
+      await http.close();
     },
   };
 }

@@ -6,7 +6,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { AppError } from '../domain/errors.ts';
-import { keepAliveFetch } from '../http/keep-alive-fetch.ts';
+import { createHttpClient } from '../http/http-client.ts';
 import type { ChatMessage, ChatResponse, LlmClient, LlmToolCall, ToolDefinition } from './llm.ts';
 
 /** The logging this adapter needs; a pino logger fits. */
@@ -31,7 +31,7 @@ export interface OpenAiCompatibleLlmOptions {
   /** Retries after the first attempt. */
   maxRetries: number;
   log?: LlmLog;
-  /** A replacement `fetch`, for tests or proxies. */
+  /** The application's HTTP client (`createHttpClient`, made in main.ts); without one, a client of its own. */
   fetch?: typeof globalThis.fetch;
 }
 
@@ -41,7 +41,7 @@ const PLACEHOLDER_API_KEY = 'no-api-key';
 
 /** Creates an {@link LlmClient} for an OpenAI-compatible endpoint. Reads nothing from the environment. */
 export function createOpenAiCompatibleLlm(options: OpenAiCompatibleLlmOptions): LlmClient {
-  const baseFetch = options.fetch ?? keepAliveFetch;
+  const baseFetch = options.fetch ?? createHttpClient().fetch;
   const client = new OpenAI({
     apiKey: options.apiKey || PLACEHOLDER_API_KEY,
     // Explicit values everywhere, so the SDK never falls back to OPENAI_* environment variables.

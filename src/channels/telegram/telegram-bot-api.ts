@@ -11,7 +11,7 @@
  */
 import { Api, GrammyError, HttpError } from 'grammy';
 import { errorMessage } from '../../domain/errors.ts';
-import { keepAliveFetch } from '../../http/keep-alive-fetch.ts';
+import { createHttpClient } from '../../http/http-client.ts';
 import { DeliveryDeferredError, PermanentDeliveryError, RecipientOptedOutError } from '../channel.ts';
 
 /** How long a rate-limited delivery waits when Telegram's 429 names no wait. */
@@ -41,11 +41,12 @@ export function createTelegramBotApi(options: {
   apiUrl: string;
   /** Each send's limit (long polling waits longer, by its own timeout). */
   timeoutMs: number;
+  /** The application's HTTP client (`createHttpClient`, made in main.ts); without one, a client of its own. */
   fetch?: typeof globalThis.fetch;
 }): TelegramBotApi {
   const api = new Api(options.token, {
     apiRoot: options.apiUrl.replace(/\/+$/, ''),
-    fetch: withNativeSignal(options.fetch ?? keepAliveFetch) as never,
+    fetch: withNativeSignal(options.fetch ?? createHttpClient().fetch) as never,
   });
   const limit = () => grammySignal(AbortSignal.timeout(options.timeoutMs));
   // Chat ids are integers below 2^53: sent as JSON numbers, as Telegram documents them.
@@ -91,8 +92,8 @@ function grammySignal(signal: AbortSignal): GrammySignal {
 }
 
 /**
- * grammY hands `fetch` the signal of its polyfilled AbortController, which Node's own fetch refuses (keepAliveFetch
- * defers to it for a proxy or a redirect): it is relayed to a native one.
+ * grammY hands `fetch` the signal of its polyfilled AbortController, which Node's own fetch refuses (a test may inject
+ * it): it is relayed to a native one.
  */
 function withNativeSignal(fetchFunction: typeof globalThis.fetch): typeof globalThis.fetch {
   return (input, init = {}) => {

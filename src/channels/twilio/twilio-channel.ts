@@ -13,7 +13,7 @@
  * Errors: 429, 5xx and network errors are retried by the outbox; any other 4xx is permanent, with Twilio's `code`.
  */
 import { errorMessage } from '../../domain/errors.ts';
-import { keepAliveFetch } from '../../http/keep-alive-fetch.ts';
+import { createHttpClient } from '../../http/http-client.ts';
 import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
 import type { Log } from '../../observability/log.ts';
@@ -51,6 +51,7 @@ export interface TwilioChannelOptions {
   log?: Log;
   /** The numbered-poll instruction in the participant's language; defaults to the built-in catalogues. */
   messages?: MessageCatalogue;
+  /** The application's HTTP client (`createHttpClient`, made in main.ts); without one, a client of its own. */
   fetch?: typeof globalThis.fetch;
 }
 
@@ -66,7 +67,7 @@ class TwilioApiError extends Error {
 
 export function createTwilioChannel(options: TwilioChannelOptions): Channel {
   const { accountSid, authToken, from, messagingServiceSid, publicUrl, timeoutMs } = options;
-  const fetchFunction = options.fetch ?? keepAliveFetch;
+  const fetchFunction = options.fetch ?? createHttpClient().fetch;
   const log = options.log ?? silentLog;
   const messages = options.messages ?? createBuiltInMessageCatalogue();
   const contentTemplates = options.contentTemplates ?? {};

@@ -10,7 +10,7 @@
  * only recorded in the transcript, and their delivery says so (`not_delivered`, never `sent`).
  */
 import { AppError, errorMessage } from '../../domain/errors.ts';
-import { keepAliveFetch } from '../../http/keep-alive-fetch.ts';
+import { createHttpClient } from '../../http/http-client.ts';
 import type { Log } from '../../observability/log.ts';
 import { type Clock, systemClock } from '../../scheduling/clock.ts';
 import type { Channel, DeliveryResult, OutboundMessage } from '../channel.ts';
@@ -38,6 +38,7 @@ export interface WebhookChannelOptions {
   /** Per request; a gateway that hangs must not hold a delivery slot forever. */
   timeoutMs: number;
   log: Log;
+  /** The application's HTTP client (`createHttpClient`, made in main.ts); without one, a client of its own. */
   fetch?: typeof globalThis.fetch;
   /** The signing time: the real time a gateway compares with, even when the study clock is manual. */
   clock?: Clock;
@@ -58,7 +59,7 @@ export function toWebhookPayload(message: OutboundMessage): WebhookOutboundPaylo
 
 export function createWebhookChannel(options: WebhookChannelOptions): Channel {
   const { url, secret, timeoutMs, log } = options;
-  const fetchFunction = options.fetch ?? keepAliveFetch;
+  const fetchFunction = options.fetch ?? createHttpClient().fetch;
   const clock = options.clock ?? systemClock;
   return {
     name: WEBHOOK_CHANNEL,

@@ -13,7 +13,7 @@
  * `PermanentDeliveryError` with Meta's error code and message. The access token is only ever in the header.
  */
 import { errorMessage } from '../../domain/errors.ts';
-import { keepAliveFetch } from '../../http/keep-alive-fetch.ts';
+import { createHttpClient } from '../../http/http-client.ts';
 import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
 import type { Log } from '../../observability/log.ts';
@@ -56,6 +56,7 @@ export interface WhatsAppCloudChannelOptions {
   log: Log;
   /** The numbered-poll instruction in the participant's language; defaults to the built-in catalogues. */
   messages?: MessageCatalogue;
+  /** The application's HTTP client (`createHttpClient`, made in main.ts); without one, a client of its own. */
   fetch?: typeof globalThis.fetch;
 }
 
@@ -71,7 +72,7 @@ class GraphApiError extends Error {
 
 export function createWhatsAppCloudChannel(options: WhatsAppCloudChannelOptions): Channel {
   const { accessToken, phoneNumberId, apiUrl, templateName, templateLanguage, clock, timeoutMs, log } = options;
-  const fetchFunction = options.fetch ?? keepAliveFetch;
+  const fetchFunction = options.fetch ?? createHttpClient().fetch;
   const messages = options.messages ?? createBuiltInMessageCatalogue();
   const endpoint = `${apiUrl.replace(/\/+$/, '')}/${encodeURIComponent(phoneNumberId)}/messages`;
   const base: TemplateCatalogue<WhatsAppTemplate> = templateName
