@@ -16,6 +16,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import { createApiServer } from './api/api-server.ts';
 import { createAuthThrottle } from './api/auth-throttle.ts';
+import { createStudyRoutes } from './api/routes/study-routes.ts';
 import type { Channel } from './channels/channel.ts';
 import { type ChannelRegistry, createChannelRegistry } from './channels/channel-registry.ts';
 import { createConsoleChannel } from './channels/console/console-channel.ts';
@@ -112,6 +113,8 @@ import { createSaveUserProfileTool } from './tools/save-user-profile-tool.ts';
 import { createSchedulerTool } from './tools/scheduler-tool.ts';
 import { createToolRegistry } from './tools/tool-registry.ts';
 import { createTransitionStateTool } from './tools/transition-state-tool.ts';
+import { loadStudyDesign } from './trials/study-design-file.ts';
+import { createTrialService } from './trials/trial-service.ts';
 import { createChatRoutes } from './web/chat-routes.ts';
 import { createDashboardRoutes } from './web/dashboard-routes.ts';
 import { createDashboardSessions } from './web/dashboard-session.ts';
@@ -473,6 +476,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     ...(store.dialect === 'sqlite' && !coordinator ? { handOff: runner } : {}),
   });
 
+  // A trial's design is validated before anything is sent: an error in it stops the start, naming its line and field.
+  const study = config.study.designFile ? await loadStudyDesign(config.study.designFile) : undefined;
+  if (study) {
+    log.info({ studyId: study.design.study.id, hash: study.hash, arms: study.design.arms.length }, 'study design');
+  }
   const prompts = loadSystemPrompts(config.prompts);
   const languagePrompts = loadLanguageSystemPrompts(config.prompts);
   const promptFiles: PromptSource[] = [
@@ -674,6 +682,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     onJobEnqueued: notifyRunner,
     defaultLanguage: config.language.defaultLanguage,
     messages,
+    ...(study ? { study } : {}),
   });
   // The original PromptPipe's API: its prompts go out like organiser messages, its schedules are durable jobs.
   const originalSender = createOriginalSender({ store, participants, messenger, llm, lock, clock, log });
@@ -865,6 +874,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       live: createLiveTranscripts,
     }),
   );
+  void server.register(createStudyRoutes({ trials: createTrialService({ store, clock, study }) }));
   if (chatLinks) {
     void server.register(
       createChatRoutes({ store, participants, inbound, links: chatLinks, live: createLiveTranscripts }),

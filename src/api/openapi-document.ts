@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { researchOpenApiPaths } from '../research/research-openapi.ts';
 import { originalApiOpenApiPaths } from './routes/original/original-openapi.ts';
+import { studyOpenApiPaths } from './routes/study-openapi.ts';
 import {
   clockBodySchema,
   clockResultSchema,
@@ -285,6 +286,7 @@ export function buildOpenApiDocument(options: { version: string }): JsonObject {
         },
       },
       ...researchOpenApiPaths(),
+      ...studyOpenApiPaths(),
       ...originalApiOpenApiPaths(),
     },
   };

@@ -102,6 +102,7 @@ export const participantSchema = z.object({
   timezone: z.string(),
   language: z.string().describe('BCP 47 language tag'),
   channel: z.string().describe('The channel the participant is reached on.'),
+  arm: z.string().optional().describe('The trial arm in force, when a study design (STUDY_DESIGN_FILE) is loaded.'),
   chat_url: z
     .string()
     .optional()

@@ -23,6 +23,7 @@ export function participantJson(participant: Participant): ParticipantJson {
     timezone: participant.timezone,
     language: participant.language ?? 'en',
     channel: participant.channel,
+    ...(participant.arm === undefined ? {} : { arm: participant.arm }),
     status: participant.status,
     enrolled_at: participant.enrolledAt.toISOString(),
     created_at: participant.createdAt.toISOString(),

@@ -24,6 +24,8 @@ export interface Participant {
   language?: string;
   /** The channel the participant is reached on (`webhook`, `twilio`…); empty: the default channel. */
   channel: string;
+  /** The trial arm in force (`STUDY_DESIGN_FILE`); absent without a study design. Not a column: `allocations`. */
+  arm?: string;
   status: ParticipantStatus;
   enrolledAt: Date;
   createdAt: Date;

@@ -30,6 +30,8 @@ import { canonicalTimeZone } from '../scheduling/schedule-time.ts';
 import { cancelAllParticipantJobs } from '../scheduling/timers/index.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import type { DeliveryRecord, Job, Store, TranscriptEntry } from '../store/store.ts';
+import { allocateParticipant, stratumFields } from '../trials/allocate-participant.ts';
+import type { StudyInForce } from '../trials/study-design-file.ts';
 
 /**
  * Sent to a participant when they are unregistered, before anything is removed: the English text of the catalogue
@@ -55,6 +57,8 @@ export interface ParticipantDetails {
 export interface EnrollmentRequest extends ParticipantDetails {
   /** Any common format; national numbers use `DEFAULT_COUNTRY`. */
   phoneNumber: string;
+  /** A bulk import's other columns, by header: a stratified design may stratify on them (`import.<column>`). */
+  importColumns?: Readonly<Record<string, string>>;
 }
 
 export interface EnrollmentOptions {
@@ -138,12 +142,14 @@ export interface ParticipantServiceOptions {
   messages?: MessageCatalogue;
   /** Called once a participant is deleted (their web-chat links revoked with them): open chat streams end at once. */
   onDeleted?: (participantId: string) => void;
+  /** The trial design in force (`STUDY_DESIGN_FILE`): each enrollment is allocated an arm in its transaction. */
+  study?: StudyInForce;
 }
 
 const DEFAULT_HISTORY_LIMIT = 100;
 
 export function createParticipantService(options: ParticipantServiceOptions): ParticipantService {
-  const { store, flow, messenger, lock, clock, newId, log, defaultCountry } = options;
+  const { store, flow, messenger, lock, clock, newId, log, defaultCountry, study } = options;
   const random = options.random ?? Math.random;
   const messages = options.messages ?? createBuiltInMessageCatalogue(options.defaultLanguage);
   const defaultLanguage = canonicalLanguageTag(options.defaultLanguage ?? ENGLISH) ?? ENGLISH;
@@ -153,6 +159,20 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
   /** Participants enrolled before channels were per participant are on the default channel. */
   const withChannel = (participant: Participant): Participant =>
     participant.channel ? participant : { ...participant, channel: channelNames[0] ?? '' };
+  /** The arm in force, read from the allocations: it is not a participant column, and a staff override changes it. */
+  async function withArm(participant: Participant): Promise<Participant> {
+    if (!study) return participant;
+    const allocation = await store.allocations.get(participant.id);
+    return allocation ? { ...participant, arm: allocation.armId } : participant;
+  }
+  async function withArms(list: Participant[]): Promise<Participant[]> {
+    if (!study) return list;
+    const arms = await store.allocations.armsByParticipant(study.design.study.id);
+    return list.map((participant) => {
+      const arm = arms.get(participant.id);
+      return arm === undefined ? participant : { ...participant, arm };
+    });
+  }
 
   async function requireParticipant(participantId: string): Promise<Participant> {
     const participant = await store.participants.get(participantId);
@@ -205,9 +225,30 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
       updatedAt: now,
     };
     const background = formatParticipantBackground(participant);
-    await store.transaction(async (tx) => {
+    const arm = await store.transaction(async (tx) => {
       // The store's unique phone index is the real guard: two simultaneous enrolments of one number → one conflict.
       await tx.participants.create(participant);
+      // In the enrollment's commit: a participant is never enrolled without an arm, nor an arm drawn for nobody.
+      const allocation = study
+        ? await allocateParticipant(tx, study, {
+            participantId: participant.id,
+            fields: stratumFields(participant, request.importColumns),
+            now,
+          })
+        : undefined;
+      if (allocation) {
+        await tx.events.record({
+          participantId: participant.id,
+          type: 'participant-allocated',
+          data: {
+            study_id: allocation.studyId,
+            arm: allocation.armId,
+            stratum: allocation.stratum,
+            design_hash: allocation.designHash,
+          },
+          createdAt: now,
+        });
+      }
       await tx.flowStates.save(
         newFlowState(participant.id, now, background ? { [DataKey.participantBackground]: background } : {}),
       );
@@ -217,8 +258,9 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
         data: { source: enrollment.source ?? 'api', timezone: timezone || null, channel, language },
         createdAt: now,
       });
+      return allocation?.armId;
     });
-    log.info({ participantId: participant.id, source: enrollment.source ?? 'api' }, 'participant enrolled');
+    log.info({ participantId: participant.id, source: enrollment.source ?? 'api', arm }, 'participant enrolled');
     if (enrollment.greet ?? true) {
       // Enrollment succeeded once the participant is stored; a failed greeting (LLM down, bug) must not undo it.
       try {
@@ -227,7 +269,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
         log.error({ participantId: participant.id, error: errorMessage(error) }, 'enrollment greeting failed');
       }
     }
-    return participant;
+    return arm === undefined ? participant : { ...participant, arm };
   }
 
   async function update(participantId: string, change: ParticipantUpdate): Promise<Participant> {
@@ -290,7 +332,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
         return { participant: updated, rearmed: rearmed !== undefined };
       });
       if (updated.rearmed) options.onJobEnqueued?.();
-      return withChannel(updated.participant);
+      return withArm(withChannel(updated.participant));
     });
   }
 
@@ -408,8 +450,8 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
 
   return {
     enroll,
-    list: async (filter) => (await store.participants.list(filter)).map(withChannel),
-    get: async (participantId) => withChannel(await requireParticipant(participantId)),
+    list: async (filter) => withArms((await store.participants.list(filter)).map(withChannel)),
+    get: async (participantId) => withArm(withChannel(await requireParticipant(participantId))),
     async findByPhone(phoneNumber) {
       const participant = await store.participants.getByPhone(toE164(phoneNumber, defaultCountry));
       return participant && withChannel(participant);

@@ -15,6 +15,7 @@
  */
 import type { FlowState } from '../domain/flow-state.ts';
 import type { Participant, ParticipantStatus } from '../domain/participant.ts';
+import type { AllocationRepository } from './allocations.ts';
 import type { RosterRepository, StudyDayRepository } from './dashboard-reads.ts';
 import type { OriginalRecordRepository } from './original-records.ts';
 
@@ -57,6 +58,8 @@ export interface StoreRepositories {
   readonly studyDays: StudyDayRepository;
   /** The original PromptPipe's receipts, responses and response figures (`original-records.ts`). */
   readonly originalRecords: OriginalRecordRepository;
+  /** A randomised trial's allocations and block states (`allocations.ts`). */
+  readonly allocations: AllocationRepository;
   readonly telegram: TelegramRepository;
 }
 

@@ -7,6 +7,7 @@
  * send text: PostgreSQL casts an ISO-8601 string to `timestamptz` and a JSON string to `jsonb` itself.
  */
 import type { ColumnType, Generated } from 'kysely';
+import type { TrialTables } from './trial-tables.ts';
 
 /** Selected as `Date` (PostgreSQL) or ISO-8601 text (SQLite); written as ISO-8601 text. */
 export type TimestampColumn = ColumnType<Date | string, string, string>;
@@ -179,7 +180,7 @@ export interface WhatsAppMessagesTable {
   created_at: TimestampColumn;
 }
 
-export interface Database {
+export interface Database extends TrialTables {
   participants: ParticipantsTable;
   flow_states: FlowStatesTable;
   conversation_messages: ConversationMessagesTable;

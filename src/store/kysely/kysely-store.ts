@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { Store, StoreRepositories } from '../store.ts';
+import { createAllocationRepository } from './allocation-repository.ts';
 import { createBroadcastRepository } from './broadcast-repository.ts';
 import { createConversationHistoryRepository } from './conversation-history-repository.ts';
 import type { Database } from './database.ts';
@@ -47,6 +48,7 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect, 
     roster: createRosterRepository(db, dialect),
     studyDays: createStudyDayRepository(db, dialect),
     originalRecords: createOriginalRecordRepository(db),
+    allocations: createAllocationRepository(db, dialect),
     telegram: createTelegramRepository(db),
   };
 }

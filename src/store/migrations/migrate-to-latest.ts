@@ -20,6 +20,7 @@ import * as telegram from './019-telegram.ts';
 import * as jobHolds from './020-job-holds.ts';
 import * as originalRecords from './021-original-records.ts';
 import * as studyDaySummary from './022-study-day-summary.ts';
+import * as trialAllocations from './040-trial-allocations.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
 /**
@@ -48,6 +49,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '020-job-holds': { up: (db) => jobHolds.up(db) },
     '021-original-records': { up: (db) => originalRecords.up(db, dialect) },
     '022-study-day-summary': { up: (db) => studyDaySummary.up(db, dialect) },
+    '040-trial-allocations': { up: (db) => trialAllocations.up(db, dialect) },
   };
 }
 

@@ -1,0 +1,79 @@
+/**
+ * The trial's routes: `GET /study` (the design in force and its hash), `GET /study/allocations` (the allocation
+ * report) and `POST /conversation/participants/:id/arm` (a staff override of the arm, with a reason).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import type { AllocationReport, TrialService } from '../../trials/trial-service.ts';
+import { ok } from '../envelope.ts';
+import { parseInput } from '../validation.ts';
+import { PARTICIPANTS_PATH } from './participant-routes.ts';
+
+const overrideBody = z.strictObject({
+  arm: z.string().min(1),
+  reason: z.string().trim().min(1, 'must not be empty: an arm override is audited'),
+});
+
+const participantParams = z.object({ id: z.string().min(1) });
+
+/** Who the audit trail names: the staff actor once staff accounts resolve one, else the shared API token. */
+function actorLabel(request: unknown): string {
+  return (request as { staffActor?: { label?: string } }).staffActor?.label ?? 'PROMPTPIPE_API_TOKEN';
+}
+
+function reportJson(report: AllocationReport) {
+  return {
+    study_id: report.studyId,
+    design_hash: report.designHash,
+    total: report.total,
+    overrides: report.overrides,
+    arms: report.arms.map((arm) => ({ arm: arm.armId, label: arm.label, in_force: arm.inForce, drawn: arm.drawn })),
+    strata: report.strata.map((stratum) => ({
+      stratum: stratum.stratum,
+      counts: stratum.counts,
+      block: stratum.block
+        ? {
+            index: stratum.block.blockIndex,
+            size: stratum.block.blockSize,
+            taken: stratum.block.position,
+            allocated: stratum.block.allocated,
+          }
+        : null,
+    })),
+  };
+}
+
+export function createStudyRoutes(options: { trials: TrialService }): FastifyPluginAsync {
+  const { trials } = options;
+  return async (app) => {
+    app.get('/study', { config: { permission: 'read' } }, async () => {
+      const study = trials.study;
+      // Without a design the server runs as before: one implicit arm, nothing allocated, nothing to hash.
+      return ok(study ? { design: study.design, hash: study.hash } : { design: null, hash: null });
+    });
+
+    // `admin`: block progress tells whoever knows a block's size what its remaining allocations are.
+    app.get('/study/allocations', { config: { permission: 'admin' } }, async () => {
+      const report = await trials.report();
+      return ok(report ? reportJson(report) : null);
+    });
+
+    app.post(`${PARTICIPANTS_PATH}/:id/arm`, { config: { permission: 'admin' } }, async (request) => {
+      const { id } = parseInput(participantParams, request.params, 'path');
+      const body = parseInput(overrideBody, request.body, 'request body');
+      const allocation = await trials.overrideArm(id, {
+        armId: body.arm,
+        reason: body.reason,
+        by: actorLabel(request),
+      });
+      return ok({
+        participant_id: allocation.participantId,
+        arm: allocation.armId,
+        allocated_arm: allocation.allocatedArmId,
+        overridden_at: allocation.override?.at.toISOString() ?? null,
+        overridden_by: allocation.override?.by ?? null,
+        reason: allocation.override?.reason ?? null,
+      });
+    });
+  };
+}
