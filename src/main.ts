@@ -16,6 +16,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import { createApiServer } from './api/api-server.ts';
 import { createAuthThrottle } from './api/auth-throttle.ts';
+import { createAlertApiRoutes } from './api/routes/alert-routes.ts';
 import { createStudyRoutes } from './api/routes/study-routes.ts';
 import type { Channel } from './channels/channel.ts';
 import { type ChannelRegistry, createChannelRegistry } from './channels/channel-registry.ts';
@@ -24,6 +25,7 @@ import { createDeliveryHandler, DELIVER_MESSAGE_JOB } from './channels/delivery-
 import { createDeliveryReceipts } from './channels/delivery-receipts.ts';
 import { warnAboutDisabledChannels } from './channels/disabled-channels.ts';
 import { createInboundService, type InboundService, LLM_OUTAGE_RETRY_JOB } from './channels/inbound-service.ts';
+import { unansweredMessageEntry } from './channels/inbound-transcript.ts';
 import { createOptOutHandler } from './channels/opt-out.ts';
 import { createOutboxMessenger } from './channels/outbox-messenger.ts';
 import { withTemplateBundling } from './channels/outside-window/template-bundling.ts';
@@ -96,6 +98,7 @@ import { createImportService, type ImportService } from './research/import/impor
 import { languagePromptSources, type PromptSource, promptSources } from './research/provenance/prompt-version.ts';
 import { createProvenanceLlm, providerHostOf } from './research/provenance/provenance-llm.ts';
 import { recordStartup } from './research/provenance/startup-record.ts';
+import { createSafetyNet } from './safety/safety-net.ts';
 import { type Clock, createManualClock, isManualClock, systemClock } from './scheduling/clock.ts';
 import { createDailyPromptHandler } from './scheduling/daily-prompt-handler.ts';
 import { DAILY_PROMPT_JOB } from './scheduling/daily-prompt-jobs.ts';
@@ -514,6 +517,42 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     now: () => clock.now(),
   });
   const messages = loadMessageCatalogue({ ...config.language, log });
+  // Risk detection and staff alerts (docs/safety.md). The classifier is the coach's model unless SAFETY_MODEL names
+  // another, at the same endpoint; either way its calls are recorded in llm_calls like any other.
+  const safety = createSafetyNet({
+    settings: config.safety,
+    publicUrl: config.publicUrl,
+    store,
+    clock,
+    newId,
+    log,
+    messenger,
+    runner,
+    modelLlm:
+      config.safety.modelCheck && llmConfigured(config)
+        ? config.safety.model
+          ? createProvenanceLlm({
+              llm: createOpenAiCompatibleLlm({
+                apiKey: config.llm.apiKey,
+                baseUrl: config.llm.baseUrl,
+                model: config.safety.model,
+                temperature: 0,
+                maxTokens: config.llm.maxTokens,
+                timeoutMs: config.llm.timeoutMs,
+                maxRetries: config.llm.maxRetries,
+                log,
+              }),
+              llmCalls: store.llmCalls,
+              clock,
+              providerHost: providerHostOf(config.llm.baseUrl ?? OPENAI_DEFAULT_BASE_URL),
+              temperature: 0,
+              prompts: promptFiles,
+              log,
+            })
+          : llm
+        : undefined,
+    transcriptEntry: unansweredMessageEntry,
+  });
   const generator = createHabitPromptGenerator({
     store,
     llm,
@@ -735,6 +774,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     messages,
     optOut,
     lock,
+    safety: safety.screen,
     // Only for a configured model: without one, every turn answers "assistant unavailable" at once.
     ...(config.llm.apiKey || config.llm.baseUrl
       ? {
@@ -857,6 +897,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     },
   });
 
+  void server.register(createAlertApiRoutes({ store, alerts: safety.alerts }));
   // The dashboard always; the participant chat pages when the web-chat channel is on.
   void server.register(
     createDashboardRoutes({

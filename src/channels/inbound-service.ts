@@ -32,6 +32,7 @@ import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
+import type { SafetyScreen } from '../safety/safety-screen.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import { createInProcessLock, type ParticipantLock } from '../store/participant-lock.ts';
 import type { InboundMessage, Job, Store } from '../store/store.ts';
@@ -103,6 +104,12 @@ export interface InboundServiceOptions {
    * attempt left in the transcript. Elsewhere another instance may have made that attempt and died.
    */
   onlyProcessor?: boolean;
+  /**
+   * Risk detection before the coach's turn (safety-screen.ts): a flagged message gets the study's safety message and
+   * alerts staff; the coach's turn is skipped unless configured otherwise. Every participant's messages are screened,
+   * whatever their status: a person in crisis is answered even when the study has stopped talking to them.
+   */
+  safety?: Pick<SafetyScreen, 'screen'>;
 }
 
 export {
@@ -261,6 +268,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         await store.inbound.markProcessed(inbound.id, clock.now());
         return 'done';
       }
+      if (options.safety && !(await options.safety.screen(inbound, participant)).coachTurn) return 'done';
       if (participant.status !== ParticipantStatus.ACTIVE) {
         await recordIgnored(inbound, participant);
         log.info(

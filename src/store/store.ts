@@ -18,6 +18,7 @@ import type { Participant, ParticipantStatus } from '../domain/participant.ts';
 import type { AllocationRepository } from './allocations.ts';
 import type { RosterRepository, StudyDayRepository } from './dashboard-reads.ts';
 import type { OriginalRecordRepository } from './original-records.ts';
+import type { AlertRepository } from './safety-records.ts';
 
 export type {
   AdherencePage,
@@ -61,6 +62,8 @@ export interface StoreRepositories {
   /** A randomised trial's allocations and block states (`allocations.ts`). */
   readonly allocations: AllocationRepository;
   readonly telegram: TelegramRepository;
+  /** Staff alerts, their deliveries, participants under staff review (`safety-records.ts`). */
+  readonly alerts: AlertRepository;
 }
 
 export interface Store extends StoreRepositories {

@@ -7,6 +7,7 @@ import { AppError } from '../../src/domain/errors.ts';
 import type { FlowState } from '../../src/domain/flow-state.ts';
 import type { Participant } from '../../src/domain/participant.ts';
 import type { NewInboundMessage, NewJob, NewTranscriptEntry, Store, TranscriptKind } from '../../src/store/store.ts';
+import { describeAlertStoreContract } from './alert-store-contract.ts';
 import { describeDashboardStoreContract } from './dashboard-store-contract.ts';
 import { describeJobHoldContract } from './job-hold-contract.ts';
 import { describeResearchStoreContract } from './research-store-contract.ts';
@@ -1192,6 +1193,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
     describeResearchStoreContract(() => store);
     describeJobHoldContract(() => store);
     describeTelegramStoreContract(() => store);
+    describeAlertStoreContract(() => store);
     describe('web-chat tokens', () => {
       it('issues one active token per participant, revoking the previous one', async () => {
         await store.webChatTokens.issue('participant_1', 'token-a', at(0));

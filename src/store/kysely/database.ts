@@ -7,6 +7,7 @@
  * send text: PostgreSQL casts an ISO-8601 string to `timestamptz` and a JSON string to `jsonb` itself.
  */
 import type { ColumnType, Generated } from 'kysely';
+import type { AlertDeliveriesTable, AlertsTable, SafetyReviewsTable } from './safety-tables.ts';
 import type { TrialTables } from './trial-tables.ts';
 
 /** Selected as `Date` (PostgreSQL) or ISO-8601 text (SQLite); written as ISO-8601 text. */
@@ -201,6 +202,9 @@ export interface Database extends TrialTables {
   telegram_start_codes: TelegramStartCodesTable;
   telegram_chats: TelegramChatsTable;
   telegram_messages: TelegramMessagesTable;
+  alerts: AlertsTable;
+  alert_deliveries: AlertDeliveriesTable;
+  safety_reviews: SafetyReviewsTable;
   participant_days: ParticipantDaysTable;
   participant_adherence: ParticipantAdherenceTable;
   participant_status_periods: ParticipantStatusPeriodsTable;

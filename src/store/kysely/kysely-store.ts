@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { Store, StoreRepositories } from '../store.ts';
 import { createAllocationRepository } from './allocation-repository.ts';
+import { createAlertRepository } from './alert-repository.ts';
 import { createBroadcastRepository } from './broadcast-repository.ts';
 import { createConversationHistoryRepository } from './conversation-history-repository.ts';
 import type { Database } from './database.ts';
@@ -50,6 +51,7 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect, 
     originalRecords: createOriginalRecordRepository(db),
     allocations: createAllocationRepository(db, dialect),
     telegram: createTelegramRepository(db),
+    alerts: createAlertRepository(db),
   };
 }
 

@@ -1,0 +1,95 @@
+/**
+ * Staff alerts: `GET /alerts` (newest first, `?status=open|acknowledged|resolved`, `?participant_id=`),
+ * `GET /alerts/:id`, and acknowledging (`POST /alerts/:id/acknowledge`, an optional note) and resolving
+ * (`POST /alerts/:id/resolve`, a note required) with who did it. Resolving a participant's last unresolved alert ends
+ * their staff review.
+ */
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '../../domain/errors.ts';
+import type { AlertService } from '../../safety/alert-service.ts';
+import type { Alert, AlertDelivery } from '../../store/safety-records.ts';
+import type { Store } from '../../store/store.ts';
+import { ok } from '../envelope.ts';
+import { permission } from '../route-permission.ts';
+import { staffActor } from '../staff-actor.ts';
+import { parseInput } from '../validation.ts';
+
+const listQuerySchema = z.object({
+  status: z.enum(['open', 'acknowledged', 'resolved']).optional(),
+  participant_id: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+});
+const idParamsSchema = z.object({ id: z.string().min(1) });
+const acknowledgeSchema = z.object({ note: z.string().trim().max(2000).optional() }).strict();
+const resolveSchema = z.object({ note: z.string().trim().min(1, 'a note is required').max(2000) }).strict();
+
+export function alertView(alert: Alert, deliveries: readonly AlertDelivery[]) {
+  const time = (date: Date | undefined) => date?.toISOString() ?? null;
+  return {
+    id: alert.id,
+    participant_id: alert.participantId ?? null,
+    kind: alert.kind,
+    detector: alert.detector,
+    rule: alert.rule ?? null,
+    score: alert.score ?? null,
+    urgency: alert.urgency,
+    reason: alert.reason,
+    source_message_id: alert.sourceMessageId ?? null,
+    status: alert.status,
+    created_at: alert.createdAt.toISOString(),
+    acknowledged_at: time(alert.acknowledgedAt),
+    acknowledged_by: alert.acknowledgedBy ?? null,
+    acknowledge_note: alert.acknowledgeNote ?? null,
+    resolved_at: time(alert.resolvedAt),
+    resolved_by: alert.resolvedBy ?? null,
+    resolve_note: alert.resolveNote ?? null,
+    deliveries: deliveries.map((delivery) => ({
+      route: delivery.route,
+      status: delivery.status,
+      attempts: delivery.attempts,
+      last_error: delivery.lastError ?? null,
+      delivered_at: time(delivery.deliveredAt),
+    })),
+  };
+}
+
+export function createAlertApiRoutes(options: {
+  store: Pick<Store, 'alerts'>;
+  alerts: AlertService;
+}): FastifyPluginAsync {
+  const { store } = options;
+  const view = async (alert: Alert) => alertView(alert, await store.alerts.deliveries(alert.id));
+  return async (app: FastifyInstance) => {
+    app.get('/alerts', permission('read'), async (request) => {
+      const query = parseInput(listQuerySchema, request.query, 'query');
+      const alerts = await store.alerts.list({
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.participant_id ? { participantId: query.participant_id } : {}),
+        ...(query.limit ? { limit: query.limit } : {}),
+      });
+      return ok({ open: await store.alerts.countOpen(), alerts: await Promise.all(alerts.map(view)) });
+    });
+
+    app.get('/alerts/:id', permission('read'), async (request) => {
+      const { id } = parseInput(idParamsSchema, request.params, 'path');
+      const alert = await store.alerts.get(id);
+      if (!alert) throw new AppError('not_found', `no alert with id ${id}`);
+      return ok(await view(alert));
+    });
+
+    app.post('/alerts/:id/acknowledge', permission('alerts'), async (request) => {
+      const { id } = parseInput(idParamsSchema, request.params, 'path');
+      const body = parseInput(acknowledgeSchema, request.body ?? {}, 'request body');
+      const alert = await options.alerts.acknowledge(id, staffActor(request), body.note || undefined);
+      return ok(await view(alert));
+    });
+
+    app.post('/alerts/:id/resolve', permission('alerts'), async (request) => {
+      const { id } = parseInput(idParamsSchema, request.params, 'path');
+      const body = parseInput(resolveSchema, request.body ?? {}, 'request body');
+      const alert = await options.alerts.resolve(id, staffActor(request), body.note);
+      return ok(await view(alert));
+    });
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * Raising, acknowledging and resolving staff alerts. Raising is part of the caller's transaction: the alert row (the
+ * dashboard's route), one durable `alert_delivery` job per other route, the participant's staff review and the event
+ * commit together with whatever caused them (the safety message, the tool call), so an alert survives a crash at any
+ * point after its cause was recorded, and is delivered at least once.
+ */
+import { AppError } from '../domain/errors.ts';
+import type { NewId } from '../domain/ids.ts';
+import type { Clock } from '../scheduling/clock.ts';
+import type { Alert, NewAlert } from '../store/safety-records.ts';
+import type { Store } from '../store/store.ts';
+
+export const ALERT_DELIVERY_JOB = 'alert_delivery';
+/** Attempts per route before its delivery is recorded as failed (back-off 30 s · 2^n: about a day in all). */
+const ALERT_DELIVERY_ATTEMPTS = 12;
+
+export type AlertInput = Omit<NewAlert, 'id' | 'createdAt'> & {
+  /** Put the participant under staff review (their proactive messages stop until a person resolves it). */
+  review: boolean;
+};
+
+export interface AlertService {
+  /** Within `tx` (a transaction store). Returns the new alert's id. */
+  raise(tx: Store, input: AlertInput): Promise<string>;
+  acknowledge(id: string, by: string, note: string | undefined): Promise<Alert>;
+  /** Resolving the last unresolved alert of a participant ends their staff review. */
+  resolve(id: string, by: string, note: string): Promise<Alert>;
+}
+
+export function createAlertService(options: {
+  store: Store;
+  clock: Clock;
+  newId: NewId;
+  /** The routes besides the dashboard: `email`, `webhook`. */
+  routes: readonly string[];
+  /** Wakes the job runner once a delivery job is committed. */
+  onEnqueued?: () => void;
+  /** After an alert is raised, acknowledged or resolved has committed (the dashboard's live unread count). */
+  onChange?: () => void;
+}): AlertService {
+  const { store, clock, newId } = options;
+  const changed = (tx: Store) => tx.afterCommit(() => options.onChange?.());
+
+  async function find(id: string): Promise<Alert> {
+    const alert = await store.alerts.get(id);
+    if (!alert) throw new AppError('not_found', `no alert with id ${id}`);
+    return alert;
+  }
+
+  return {
+    async raise(tx, input) {
+      const now = clock.now();
+      const id = newId('alert');
+      const { review, ...fields } = input;
+      await tx.alerts.create({ ...fields, id, createdAt: now }, ['dashboard', ...options.routes]);
+      for (const route of options.routes) {
+        await tx.jobs.enqueue(
+          {
+            id: newId('job'),
+            kind: ALERT_DELIVERY_JOB,
+            ...(input.participantId ? { participantId: input.participantId } : {}),
+            runAt: now,
+            payload: { alertId: id, route },
+            maxAttempts: ALERT_DELIVERY_ATTEMPTS,
+            dedupKey: `${ALERT_DELIVERY_JOB}:${id}:${route}`,
+          },
+          now,
+        );
+      }
+      if (review && input.participantId) await tx.alerts.beginReview(input.participantId, id, now);
+      await tx.events.record({
+        ...(input.participantId ? { participantId: input.participantId } : {}),
+        type: 'alert-raised',
+        data: { alert_id: id, kind: input.kind, detector: input.detector, rule: input.rule ?? null, review },
+        ...(input.sourceMessageId ? { sourceMessageId: input.sourceMessageId } : {}),
+        createdAt: now,
+      });
+      if (options.routes.length > 0) tx.afterCommit(() => options.onEnqueued?.());
+      changed(tx);
+      return id;
+    },
+
+    async acknowledge(id, by, note) {
+      const alert = await find(id);
+      await store.transaction(async (tx) => {
+        const now = clock.now();
+        if (!(await tx.alerts.acknowledge(id, by, note, now))) {
+          throw new AppError('conflict', `alert ${id} is already ${alert.status}`);
+        }
+        await tx.events.record({
+          ...(alert.participantId ? { participantId: alert.participantId } : {}),
+          type: 'alert-acknowledged',
+          data: { alert_id: id, by, note: note ?? null },
+          createdAt: now,
+        });
+        changed(tx);
+      });
+      return find(id);
+    },
+
+    async resolve(id, by, note) {
+      const alert = await find(id);
+      await store.transaction(async (tx) => {
+        const now = clock.now();
+        if (!(await tx.alerts.resolve(id, by, note, now))) {
+          throw new AppError('conflict', `alert ${id} is already resolved`);
+        }
+        let reviewEnded = false;
+        if (alert.participantId) {
+          const unresolved = (await tx.alerts.list({ participantId: alert.participantId, limit: 1000 })).filter(
+            (other) => other.status !== 'resolved' && other.id !== id,
+          );
+          if (unresolved.length === 0) reviewEnded = await tx.alerts.endReview(alert.participantId);
+        }
+        await tx.events.record({
+          ...(alert.participantId ? { participantId: alert.participantId } : {}),
+          type: 'alert-resolved',
+          data: { alert_id: id, by, note, review_ended: reviewEnded },
+          createdAt: now,
+        });
+        changed(tx);
+      });
+      return find(id);
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * Risk detection on every inbound message, in the inbound pipeline before the coach's turn, under the participant's
+ * lock (so in their message order). The keyword detector runs first; the model check, when configured, only for a
+ * message no keyword flagged, so a normal turn waits at most for that one classification call.
+ *
+ * On a flag, one transaction: the message in the transcript, the study's safety message for the participant's
+ * language (fixed text from the configuration, never the model's) queued for delivery, the alert with its deliveries,
+ * the staff review, the `risk-detected` event and, when the coach's turn is skipped, the message marked processed.
+ * The safety message is an ordinary outbox delivery, so an alert route that is down never holds it up.
+ */
+import type { Participant } from '../domain/participant.ts';
+import type { Messenger } from '../engine/messenger.ts';
+import type { Log } from '../observability/log.ts';
+import type { Clock } from '../scheduling/clock.ts';
+import type { InboundMessage, Store } from '../store/store.ts';
+import type { AlertService } from './alert-service.ts';
+import type { KeywordDetector } from './risk-keywords.ts';
+import type { RiskModelCheck } from './risk-model-check.ts';
+
+/** `skip`: a flagged message gets the safety message only; `reply`: the coach answers it afterwards as well. */
+export type CoachTurnOnFlag = 'skip' | 'reply';
+
+export interface SafetyScreen {
+  /** Whether the coach's turn still runs for this message (false: the screen has marked it processed). */
+  screen(inbound: InboundMessage, participant: Participant): Promise<{ coachTurn: boolean }>;
+}
+
+interface Detection {
+  detector: 'keywords' | 'model';
+  rule: string;
+  score: number | undefined;
+  language: string | undefined;
+}
+
+export function createSafetyScreen(options: {
+  store: Store;
+  clock: Clock;
+  log: Log;
+  keywords: KeywordDetector;
+  model?: RiskModelCheck | undefined;
+  messenger: Pick<Messenger, 'send'>;
+  /** The fixed safety message for a language (falls back to English). */
+  safetyMessage: (language: string) => string;
+  alerts: AlertService;
+  coachTurn: CoachTurnOnFlag;
+  /** Whether a flag puts the participant under staff review (proactive messages stop). */
+  review: boolean;
+  /** Appends the flagged message to the transcript when the coach will not (no turn records it). */
+  transcriptEntry: (inbound: InboundMessage) => Parameters<Store['transcript']['append']>[0][number];
+}): SafetyScreen {
+  const { store, clock, log } = options;
+
+  async function detect(inbound: InboundMessage): Promise<Detection | undefined> {
+    const keyword = options.keywords.match(inbound.text);
+    if (keyword) return { detector: 'keywords', rule: keyword.rule, score: undefined, language: keyword.language };
+    const verdict = await options.model?.classify(inbound.participantId, inbound.text);
+    if (verdict?.flagged)
+      return { detector: 'model', rule: verdict.category, score: verdict.score, language: undefined };
+    return undefined;
+  }
+
+  return {
+    async screen(inbound, participant) {
+      // A structured poll answer is one of the study's own options: nothing to screen.
+      if (inbound.pollAnswer) return { coachTurn: true };
+      // A message whose flag already committed (a retry after a crash in the coach's turn): flagged once.
+      if (await store.alerts.findBySourceMessage(inbound.id)) return { coachTurn: options.coachTurn === 'reply' };
+      const detection = await detect(inbound);
+      if (!detection) return { coachTurn: true };
+      const skip = options.coachTurn === 'skip';
+      const alertId = await store.transaction(async (tx) => {
+        const now = clock.now();
+        if (skip) await tx.transcript.append([options.transcriptEntry(inbound)]);
+        await options.messenger.send(
+          participant.id,
+          { type: 'text', text: options.safetyMessage(participant.language ?? 'en') },
+          { kind: 'notice', module: 'safety', sourceMessageId: inbound.id },
+          tx,
+        );
+        const id = await options.alerts.raise(tx, {
+          participantId: participant.id,
+          kind: 'risk',
+          detector: detection.detector,
+          rule: detection.rule,
+          score: detection.score,
+          urgency: 'urgent',
+          reason:
+            detection.detector === 'keywords'
+              ? `a message matched the safety keyword "${detection.rule}"`
+              : `the safety model rated a message ${detection.score ?? '?'} (${detection.rule})`,
+          sourceMessageId: inbound.id,
+          review: options.review,
+        });
+        await tx.events.record({
+          participantId: participant.id,
+          type: 'risk-detected',
+          data: {
+            detector: detection.detector,
+            rule: detection.rule,
+            score: detection.score ?? null,
+            rule_language: detection.language ?? null,
+            alert_id: id,
+            coach_turn: skip ? 'skipped' : 'answered',
+          },
+          sourceMessageId: inbound.id,
+          createdAt: now,
+        });
+        if (skip) await tx.inbound.markProcessed(inbound.id, now);
+        return id;
+      });
+      log.warn(
+        { inboundId: inbound.id, participantId: participant.id, detector: detection.detector, alertId },
+        'risk detected: safety message sent, staff alerted',
+      );
+      return { coachTurn: !skip };
+    },
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * The safety net's settings, read by config.ts (the only reader of the environment) through its reader: risk
+ * detection, the safety messages, and the alert routes. Files named here are read and checked at start-up, so a
+ * broken keyword list or safety message file stops the server instead of silently detecting nothing.
+ */
+import { readFileSync } from 'node:fs';
+import { DEFAULT_RISK_KEYWORDS, type KeywordRules } from './risk-keywords.ts';
+import { DEFAULT_SAFETY_PROMPT } from './risk-model-check.ts';
+import { DEFAULT_SAFETY_MESSAGES } from './safety-messages.ts';
+import type { CoachTurnOnFlag } from './safety-screen.ts';
+
+export interface SafetySettings {
+  /** Phrases per language: the defaults, with each language in `SAFETY_KEYWORDS_FILE` replacing its default list. */
+  keywords: KeywordRules;
+  /** `SAFETY_MODEL_CHECK`: also ask a model about every message no keyword flagged. */
+  modelCheck: boolean;
+  /** `SAFETY_MODEL`: the model of that check (default: `GENAI_MODEL`), at the same OpenAI-compatible endpoint. */
+  model: string | undefined;
+  /** `SAFETY_PROMPT_FILE`'s text, or the built-in prompt. */
+  prompt: string;
+  /** `SAFETY_MODEL_THRESHOLD`: the model's score from which a message is flagged. */
+  modelThreshold: number;
+  /** Per language: the defaults, with each language in `SAFETY_MESSAGES_FILE` replacing its default. */
+  messages: Readonly<Record<string, string>>;
+  /** `SAFETY_COACH_TURN`: `skip` (default) or `reply`. */
+  coachTurn: CoachTurnOnFlag;
+  /** `SAFETY_REVIEW`: a flag puts the participant under staff review (no proactive messages until resolved). */
+  review: boolean;
+  alerts: {
+    /** `SMTP_URL`, e.g. `smtps://user:pass@smtp.example.org:465`. */
+    smtpUrl: string | undefined;
+    /** `ALERT_EMAIL_TO`: comma-separated addresses. */
+    emailTo: readonly string[];
+    /** `ALERT_EMAIL_FROM`. */
+    emailFrom: string;
+    /** `ALERT_WEBHOOK_URL`. */
+    webhookUrl: string | undefined;
+    /** `ALERT_WEBHOOK_SECRET`, else `PROMPTPIPE_WEBHOOK_SECRET`. */
+    webhookSecret: string | undefined;
+  };
+}
+
+/** The part of config.ts's reader used here. */
+export interface SettingsReader {
+  readonly problems: string[];
+  string(name: string): string | undefined;
+  boolean(name: string, fallback: boolean): boolean;
+  number(name: string, fallback: number, check: (value: number) => boolean, expected: string): number;
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T;
+}
+
+/** A JSON object of language → T from a file, or a start-up problem. */
+function readLanguageFile<T>(
+  read: SettingsReader,
+  name: string,
+  check: (value: unknown) => value is T,
+  expected: string,
+): Record<string, T> {
+  const path = read.string(name);
+  if (path === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    read.problems.push(
+      `${name}: ${path} could not be read as JSON (${error instanceof Error ? error.message : error})`,
+    );
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    read.problems.push(`${name}: ${path} must hold a JSON object of language → ${expected}`);
+    return {};
+  }
+  const result: Record<string, T> = {};
+  for (const [language, value] of Object.entries(parsed)) {
+    if (check(value)) result[language] = value;
+    else read.problems.push(`${name}: "${language}" in ${path} must be ${expected}`);
+  }
+  return result;
+}
+
+const isPhraseList = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((phrase) => typeof phrase === 'string' && /[\p{L}\p{N}]/u.test(phrase));
+const isText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+
+function readPrompt(read: SettingsReader): string {
+  const path = read.string('SAFETY_PROMPT_FILE');
+  if (path === undefined) return DEFAULT_SAFETY_PROMPT;
+  try {
+    const text = readFileSync(path, 'utf8').trim();
+    if (text) return text;
+    read.problems.push(`SAFETY_PROMPT_FILE: ${path} is empty`);
+  } catch (error) {
+    read.problems.push(
+      `SAFETY_PROMPT_FILE: ${path} could not be read (${error instanceof Error ? error.message : error})`,
+    );
+  }
+  return DEFAULT_SAFETY_PROMPT;
+}
+
+export function readSafetySettings(read: SettingsReader): SafetySettings {
+  const keywords = readLanguageFile(read, 'SAFETY_KEYWORDS_FILE', isPhraseList, 'a list of phrases');
+  const messages = readLanguageFile(read, 'SAFETY_MESSAGES_FILE', isText, 'a non-empty text');
+  const smtpUrl = read.string('SMTP_URL');
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
+    read.problems.push('SMTP_URL must start with smtp:// or smtps:// (e.g. smtps://user:password@host:465)');
+  }
+  const emailTo = (read.string('ALERT_EMAIL_TO') ?? '')
+    .split(',')
+    .map((address) => address.trim())
+    .filter((address) => address !== '');
+  for (const address of emailTo) {
+    if (!/^[^@\s]+@[^@\s]+$/.test(address)) read.problems.push(`ALERT_EMAIL_TO: "${address}" is not an e-mail address`);
+  }
+  if ((smtpUrl === undefined) !== (emailTo.length === 0)) {
+    read.problems.push('SMTP_URL and ALERT_EMAIL_TO go together: set both to e-mail alerts, or neither');
+  }
+  const webhookUrl = read.string('ALERT_WEBHOOK_URL');
+  if (webhookUrl !== undefined && !/^https?:\/\//.test(webhookUrl)) {
+    read.problems.push(`ALERT_WEBHOOK_URL must be an http(s) URL (got "${webhookUrl}")`);
+  }
+  return {
+    keywords: { ...DEFAULT_RISK_KEYWORDS, ...keywords },
+    modelCheck: read.boolean('SAFETY_MODEL_CHECK', false),
+    model: read.string('SAFETY_MODEL'),
+    prompt: readPrompt(read),
+    modelThreshold: read.number('SAFETY_MODEL_THRESHOLD', 0.5, (n) => n > 0 && n <= 1, 'a number above 0, at most 1'),
+    messages: { ...DEFAULT_SAFETY_MESSAGES, ...messages },
+    coachTurn: read.oneOf('SAFETY_COACH_TURN', ['skip', 'reply'] as const, 'skip'),
+    review: read.boolean('SAFETY_REVIEW', true),
+    alerts: {
+      smtpUrl,
+      emailTo,
+      emailFrom: read.string('ALERT_EMAIL_FROM') ?? 'PromptPipe <promptpipe@localhost>',
+      webhookUrl,
+      webhookSecret: read.string('ALERT_WEBHOOK_SECRET') ?? read.string('PROMPTPIPE_WEBHOOK_SECRET'),
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * The storage port of the safety net: staff alerts, their deliveries per route, and participants under staff review.
+ *
+ * Glossary:
+ * - alert: something a person must look at (a risky message, the coach's `flag_for_staff`, an adherence rule, a
+ *   taken-over conversation left without a staff reply). `open` → `acknowledged` → `resolved`, each step with who and
+ *   a note.
+ * - delivery: one alert route (`dashboard`, `email`, `webhook`) of one alert and its outcome. The dashboard route is
+ *   the alert row itself, delivered when it commits; the others are `alert_delivery` jobs (at least once, retried).
+ * - review: a participant under staff review gets no proactive message until a person clears it.
+ */
+
+export const AlertStatus = { OPEN: 'open', ACKNOWLEDGED: 'acknowledged', RESOLVED: 'resolved' } as const;
+export type AlertStatus = (typeof AlertStatus)[keyof typeof AlertStatus];
+
+export interface NewAlert {
+  id: string;
+  participantId: string | undefined;
+  /** `risk` (a detector), `staff-flag` (the coach's tool), `adherence`, `takeover-idle`. */
+  kind: string;
+  /** `keywords`, `model`, `coach`, or the rule that raised it. */
+  detector: string;
+  /** The matched pattern, the model's label, or the rule's description. */
+  rule: string | undefined;
+  score: number | undefined;
+  urgency: 'normal' | 'urgent';
+  reason: string;
+  sourceMessageId: string | undefined;
+  createdAt: Date;
+}
+
+export interface Alert extends NewAlert {
+  status: AlertStatus;
+  acknowledgedAt: Date | undefined;
+  acknowledgedBy: string | undefined;
+  acknowledgeNote: string | undefined;
+  resolvedAt: Date | undefined;
+  resolvedBy: string | undefined;
+  resolveNote: string | undefined;
+}
+
+export interface AlertDelivery {
+  alertId: string;
+  route: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastError: string | undefined;
+  deliveredAt: Date | undefined;
+}
+
+export interface AlertRepository {
+  /** The alert and one pending delivery per route (the `dashboard` route delivered at once). */
+  create(alert: NewAlert, routes: readonly string[]): Promise<void>;
+  get(id: string): Promise<Alert | undefined>;
+  /** Newest first. */
+  list(filter?: { status?: AlertStatus; participantId?: string; limit?: number }): Promise<Alert[]>;
+  /** Alerts not yet acknowledged (the dashboard's unread count). */
+  countOpen(): Promise<number>;
+  /** The alert raised for this inbound message, if one was (a retried message is not flagged twice). */
+  findBySourceMessage(sourceMessageId: string): Promise<Alert | undefined>;
+  /** An unresolved alert of this kind and rule for the participant (one alert per episode). */
+  findUnresolved(participantId: string, kind: string, rule: string): Promise<Alert | undefined>;
+  /** False when the alert is not open (already acknowledged or resolved). */
+  acknowledge(id: string, by: string, note: string | undefined, at: Date): Promise<boolean>;
+  /** False when the alert is already resolved. */
+  resolve(id: string, by: string, note: string, at: Date): Promise<boolean>;
+  deliveries(alertId: string): Promise<AlertDelivery[]>;
+  recordAttempt(
+    alertId: string,
+    route: string,
+    outcome: { status: AlertDelivery['status']; error?: string; at: Date },
+  ): Promise<void>;
+  /** Puts the participant under staff review (no-op when already). */
+  beginReview(participantId: string, alertId: string, at: Date): Promise<void>;
+  /** Returns false when the participant was not under review. */
+  endReview(participantId: string): Promise<boolean>;
+  underReview(participantId: string): Promise<boolean>;
+}
