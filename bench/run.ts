@@ -12,11 +12,13 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BENCHMARKS } from './benchmarks.ts';
 import { formatDashboardTable, runDashboardPages } from './dashboard/dashboard-pages.ts';
+import { databaseLabel } from './e2e/bench-database.ts';
 import { summarizeProfileDirectory } from './e2e/cpu-profile.ts';
 import { type EndToEndResult, runEndToEndTurns } from './e2e/end-to-end-turns.ts';
-import { BURST_PARTICIPANTS, type BurstResult, runPromptBurst } from './e2e/prompt-burst.ts';
+import { type BurstResult, runPromptBurst } from './e2e/prompt-burst.ts';
 import { formatBurstTable, formatCpuProfileTable, formatEndToEndTable } from './e2e/report.ts';
 import type { ServerProcessOptions } from './e2e/server-process.ts';
+import { burstRuns, serverDatabases } from './e2e/server-scenarios.ts';
 import { FULL_SOAK, formatSoak, QUICK_SOAK, runServerSoak } from './soak/server-soak.ts';
 import type { BenchmarkResult, StoreTarget } from './support/benchmark.ts';
 import { describeEnvironment } from './support/environment.ts';
@@ -71,7 +73,8 @@ const DASHBOARD_NAME = 'dashboard';
 
 /**
  * The benchmarks through the public interface: the real server process with an instant fake model and a local
- * gateway (SQLite). They run after the store benchmarks, one server process each.
+ * gateway, on SQLite and, when a URL is set, on PostgreSQL with one and with two instances (alternated, so the
+ * figures side by side were measured under the same load of the machine). They run after the store benchmarks.
  */
 async function runEndToEnd(options: BenchOptions): Promise<{ tables: string[]; ran: number; failures: number }> {
   const filter = options.filter?.toLowerCase();
@@ -103,24 +106,30 @@ async function runEndToEnd(options: BenchOptions): Promise<{ tables: string[]; r
     process.stderr.write(`  the server's CPU profile (for Chrome DevTools): ${directory}\n`);
     return result;
   };
+  const databases = serverDatabases(options.servers, postgresUrlFromEnvironment());
   if (selected(END_TO_END_NAME)) {
     const results: EndToEndResult[] = [];
     for (const participants of [1, 50]) {
-      const name = `${END_TO_END_NAME}, ${participants} participant(s)`;
-      const result = await attempt(name, () =>
-        profiled(name, (server) => runEndToEndTurns(participants, options.profile, server)),
-      );
-      if (result) results.push(result);
+      for (const database of databases) {
+        const name = `${databaseLabel(database)}: ${END_TO_END_NAME}, ${participants} participant(s)`;
+        const result = await attempt(name, () =>
+          profiled(name, (server) => runEndToEndTurns(participants, options.profile, server, database)),
+        );
+        if (result) results.push(result);
+      }
     }
     if (results.length > 0) tables.push(formatEndToEndTable(results));
   }
   if (selected(BURST_NAME)) {
-    const count = options.burstParticipants ?? BURST_PARTICIPANTS[options.profile.mode];
-    const name = `${BURST_NAME}, ${count} participants`;
-    const result: BurstResult | undefined = await attempt(name, () =>
-      profiled(name, (server) => runPromptBurst(count, server)),
-    );
-    if (result) tables.push(formatBurstTable(result));
+    const results: BurstResult[] = [];
+    for (const run of burstRuns(databases, options)) {
+      const name = `${databaseLabel(run.database)}: ${BURST_NAME}, ${run.participants} participants`;
+      const result = await attempt(name, () =>
+        profiled(name, (server) => runPromptBurst(run.participants, server, run.database)),
+      );
+      if (result) results.push(result);
+    }
+    if (results.length > 0) tables.push(formatBurstTable(results));
   }
   if (selected(DASHBOARD_NAME)) {
     const shape = {

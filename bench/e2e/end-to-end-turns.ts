@@ -1,6 +1,7 @@
 /**
- * End-to-end turns through the public interface: the real server process (SQLite, default settings), the webhook
- * channel in and out, and an instant fake model. Each participant sends its next message as soon as the reply to the
+ * End-to-end turns through the public interface: the real server process (SQLite, default settings; or one or more
+ * instances sharing a PostgreSQL schema, messages sent to them in turn), the webhook channel in and out, and an
+ * instant fake model. Each participant sends its next message as soon as the reply to the
  * previous one reached the gateway; latency is from the inbound POST to the reply's arrival. Every scenario gets a
  * fresh server, so its peak memory is its own.
  */
@@ -8,12 +9,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import SqliteDatabase from 'better-sqlite3';
 import type { RunProfile } from '../support/benchmark.ts';
 import { latencyPercentiles } from '../support/statistics.ts';
+import {
+  type BenchDatabase,
+  databaseLabel,
+  openBenchDatabase,
+  postgresCpuSeconds,
+  type ServerDatabase,
+  SQLITE_SINGLE,
+} from './bench-database.ts';
 import { startInstantModelServer } from './instant-model-server.ts';
 import { startOutboundCapture } from './outbound-capture.ts';
-import { type ServerProcess, type ServerProcessOptions, startServerProcess } from './server-process.ts';
+import { type ServerGroup, startServerGroup } from './server-group.ts';
+import type { ServerProcessOptions } from './server-process.ts';
 
 export interface EndToEndResult {
   name: string;
@@ -26,8 +35,10 @@ export interface EndToEndResult {
   idleRssMiB: number;
   /** The process's high-water mark at the end of the load. */
   peakRssMiB: number;
-  /** The server's CPU time per measured turn, in milliseconds (all threads). */
+  /** The server's CPU time per measured turn, in milliseconds (all threads, all instances). */
   serverCpuMsPerTurn: number;
+  /** PostgreSQL's CPU time per measured turn (every `postgres` process on the machine); undefined on SQLite. */
+  databaseCpuMsPerTurn: number | undefined;
   /**
    * The database's size after the run (WAL checkpointed, free pages left out) divided by every turn it holds:
    * the greetings, the warm-up turns and the measured ones. Everything a turn stores counts: transcript, events,
@@ -46,7 +57,7 @@ const SETTLE_MS = 1_000;
 
 const phoneOf = (index: number): string => `+1555${String(900_0000 + index).padStart(7, '0')}`;
 
-async function enroll(server: ServerProcess, count: number): Promise<{ id: string; phone: string }[]> {
+async function enroll(server: ServerGroup, count: number): Promise<{ id: string; phone: string }[]> {
   const participants: { id: string; phone: string }[] = [];
   for (let index = 0; index < count; index += 1) {
     const phone = phoneOf(index);
@@ -58,35 +69,27 @@ async function enroll(server: ServerProcess, count: number): Promise<{ id: strin
   return participants;
 }
 
-/** Bytes in use in a SQLite database file once its WAL is checkpointed into it. */
-function storedBytes(filename: string): number {
-  const database = new SqliteDatabase(filename);
-  try {
-    database.pragma('wal_checkpoint(TRUNCATE)');
-    const pages = Number(database.pragma('page_count', { simple: true }));
-    const free = Number(database.pragma('freelist_count', { simple: true }));
-    return (pages - free) * Number(database.pragma('page_size', { simple: true }));
-  } finally {
-    database.close();
-  }
-}
-
 export async function runEndToEndTurns(
   participantCount: number,
   profile: RunProfile,
   serverOptions: ServerProcessOptions = {},
+  database: ServerDatabase = SQLITE_SINGLE,
 ): Promise<EndToEndResult> {
   const stateDirectory = await mkdtemp(join(tmpdir(), 'promptpipe-bench-e2e-'));
   const model = await startInstantModelServer();
   const capture = await startOutboundCapture();
-  let server: ServerProcess | undefined;
+  let storage: BenchDatabase | undefined;
+  let server: ServerGroup | undefined;
   try {
-    server = await startServerProcess(
+    storage = await openBenchDatabase(database, stateDirectory);
+    server = await startServerGroup(
+      database.instances,
       {
         PROMPTPIPE_STATE_DIR: stateDirectory,
         OPENAI_BASE_URL: model.baseUrl,
         OPENAI_API_KEY: 'bench',
         PROMPTPIPE_WEBHOOK_URL: capture.url,
+        ...storage.environment,
       },
       serverOptions,
     );
@@ -118,6 +121,7 @@ export async function runEndToEndTurns(
 
     const latencies: number[] = [];
     const cpuBefore = running.cpuSeconds();
+    const databaseCpuBefore = postgresCpuSeconds();
     const started = performance.now();
     const deadline = started + MEASURE_MS[profile.mode];
     await Promise.all(
@@ -126,24 +130,29 @@ export async function runEndToEndTurns(
       }),
     );
     const elapsedMs = performance.now() - started;
-    const serverCpuMsPerTurn = ((running.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, latencies.length);
+    const perTurn = (seconds: number) => (seconds * 1000) / Math.max(1, latencies.length);
+    const serverCpuMsPerTurn = perTurn(running.cpuSeconds() - cpuBefore);
+    const databaseCpuMsPerTurn =
+      database.postgresUrl === undefined ? undefined : perTurn(postgresCpuSeconds() - databaseCpuBefore);
     const peakRssMiB = running.peakRssMiB();
     await running.stop();
     const allTurns = participantCount * (1 + WARMUP_TURNS_PER_PARTICIPANT) + latencies.length;
-    const bytesStoredPerTurn = storedBytes(join(stateDirectory, 'promptpipe.db')) / allTurns;
+    const bytesStoredPerTurn = (await storage.storedBytes()) / allTurns;
     return {
-      name: `end to end, ${participantCount} participant${participantCount === 1 ? '' : 's'} (webhook in/out)`,
+      name: `${databaseLabel(database)}: end to end, ${participantCount} participant${participantCount === 1 ? '' : 's'} (webhook in/out)`,
       turns: latencies.length,
       turnsPerSecond: latencies.length / (elapsedMs / 1000),
       ...latencyPercentiles(latencies),
       idleRssMiB,
       peakRssMiB,
       serverCpuMsPerTurn,
+      databaseCpuMsPerTurn,
       bytesStoredPerTurn,
       remarks: capture.duplicates > 0 ? `${capture.duplicates} duplicate deliveries` : '',
     };
   } finally {
     await server?.stop();
+    await storage?.dispose();
     await capture.close();
     await model.close();
     await rm(stateDirectory, { recursive: true, force: true });

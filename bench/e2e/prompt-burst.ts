@@ -1,7 +1,7 @@
 /**
  * The 9 a.m. burst: N participants whose daily prompt is due in the same local minute. The state directory is seeded
  * directly (participants with a finished intake, a fixed 09:00 schedule in Toronto and its pending `daily_prompt` job),
- * then the real server process starts on the manual clock, `POST /admin/clock` moves time past the prompt instant,
+ * then the real server process starts on the manual clock (or several instances sharing a PostgreSQL schema), `POST /admin/clock` moves time past the prompt instant,
  * and the benchmark waits until the gateway has every prompt and its Done poll. Reported: time from the clock move to
  * the last delivery, peak memory of the server, and whether anything was lost or delivered twice.
  */
@@ -16,11 +16,19 @@ import { parseProfile, serializeProfile } from '../../src/domain/profile.ts';
 import { newFlowState } from '../../src/engine/participant-data.ts';
 import { armSchedule } from '../../src/scheduling/daily-prompt-jobs.ts';
 import { ScheduleType } from '../../src/scheduling/schedule-registry.ts';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { BENCH_START, benchParticipant } from '../support/fixtures.ts';
+import {
+  type BenchDatabase,
+  databaseLabel,
+  openBenchDatabase,
+  postgresCpuSeconds,
+  type ServerDatabase,
+  SQLITE_SINGLE,
+} from './bench-database.ts';
 import { startInstantModelServer } from './instant-model-server.ts';
 import { startOutboundCapture } from './outbound-capture.ts';
-import { type ServerProcess, type ServerProcessOptions, startServerProcess } from './server-process.ts';
+import { type ServerGroup, startServerGroup } from './server-group.ts';
+import type { ServerProcessOptions } from './server-process.ts';
 
 /** Default number of participants, and the `--quick` one. */
 export const BURST_PARTICIPANTS = { full: 100_000, quick: 2_000 } as const;
@@ -31,6 +39,8 @@ const PREP_TIME_MINUTES = 10;
 const SEED_BATCH = 2_000;
 
 export interface BurstResult {
+  /** "sqlite", "postgres, 2 instances", … */
+  database: string;
   participants: number;
   seedSeconds: number;
   /** From the clock move to the last prompt and poll reaching the gateway. */
@@ -40,6 +50,8 @@ export interface BurstResult {
   peakRssMiB: number;
   /** The server's CPU time from the clock move to the last delivery: near deliverySeconds means CPU-bound. */
   serverCpuSeconds: number;
+  /** PostgreSQL's CPU time over the same interval (every `postgres` process on the machine); undefined on SQLite. */
+  databaseCpuSeconds: number | undefined;
   promptsDelivered: number;
   pollsDelivered: number;
   duplicates: number;
@@ -57,8 +69,8 @@ function finishedIntakeData(now: Date): StateData {
   };
 }
 
-async function seed(stateDirectory: string, count: number): Promise<void> {
-  const store = await createSqliteStore({ filename: join(stateDirectory, 'promptpipe.db') });
+async function seed(storage: BenchDatabase, count: number): Promise<void> {
+  const store = await storage.openStore();
   const newId = sequentialIds();
   try {
     for (let first = 0; first < count; first += SEED_BATCH) {
@@ -90,16 +102,23 @@ async function seed(stateDirectory: string, count: number): Promise<void> {
   }
 }
 
-export async function runPromptBurst(count: number, serverOptions: ServerProcessOptions = {}): Promise<BurstResult> {
+export async function runPromptBurst(
+  count: number,
+  serverOptions: ServerProcessOptions = {},
+  database: ServerDatabase = SQLITE_SINGLE,
+): Promise<BurstResult> {
   const stateDirectory = await mkdtemp(join(tmpdir(), 'promptpipe-bench-burst-'));
   const model = await startInstantModelServer();
   const capture = await startOutboundCapture();
-  let server: ServerProcess | undefined;
+  let storage: BenchDatabase | undefined;
+  let server: ServerGroup | undefined;
   try {
+    storage = await openBenchDatabase(database, stateDirectory);
     const seedStart = performance.now();
-    await seed(stateDirectory, count);
+    await seed(storage, count);
     const seedSeconds = (performance.now() - seedStart) / 1000;
-    server = await startServerProcess(
+    server = await startServerGroup(
+      database.instances,
       {
         PROMPTPIPE_STATE_DIR: stateDirectory,
         OPENAI_BASE_URL: model.baseUrl,
@@ -108,16 +127,19 @@ export async function runPromptBurst(count: number, serverOptions: ServerProcess
         PROMPTPIPE_CLOCK: 'manual',
         PROMPTPIPE_CLOCK_START: BENCH_START.toISOString(),
         SCHEDULER_PREP_TIME_MINUTES: String(PREP_TIME_MINUTES),
+        ...storage.environment,
       },
       serverOptions,
     );
     const idleRssMiB = server.rssMiB();
     const started = performance.now();
     const cpuBefore = server.cpuSeconds();
-    await server.post('/admin/clock', { set_to: AFTER_PROMPT_INSTANT });
+    const databaseCpuBefore = postgresCpuSeconds();
+    await server.postToFirst('/admin/clock', { set_to: AFTER_PROMPT_INSTANT });
     await Promise.all([capture.waitForCount('text', count), capture.waitForCount('poll', count)]);
     const deliverySeconds = (performance.now() - started) / 1000;
     return {
+      database: databaseLabel(database),
       participants: count,
       seedSeconds,
       deliverySeconds,
@@ -125,12 +147,14 @@ export async function runPromptBurst(count: number, serverOptions: ServerProcess
       idleRssMiB,
       peakRssMiB: server.peakRssMiB(),
       serverCpuSeconds: server.cpuSeconds() - cpuBefore,
+      databaseCpuSeconds: database.postgresUrl === undefined ? undefined : postgresCpuSeconds() - databaseCpuBefore,
       promptsDelivered: capture.countOf('text'),
       pollsDelivered: capture.countOf('poll'),
       duplicates: capture.duplicates,
     };
   } finally {
     await server?.stop();
+    await storage?.dispose();
     await capture.close();
     await model.close();
     await rm(stateDirectory, { recursive: true, force: true });

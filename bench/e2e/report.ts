@@ -27,6 +27,7 @@ export function formatEndToEndTable(results: readonly EndToEndResult[]): string 
       'idle RSS',
       'peak RSS',
       'server CPU / turn',
+      'PostgreSQL CPU / turn',
       'stored / turn',
     ],
     results.map((result) => [
@@ -39,36 +40,42 @@ export function formatEndToEndTable(results: readonly EndToEndResult[]): string 
       mib(result.idleRssMiB),
       mib(result.peakRssMiB),
       `${result.serverCpuMsPerTurn.toFixed(1)} ms`,
+      result.databaseCpuMsPerTurn === undefined ? '–' : `${result.databaseCpuMsPerTurn.toFixed(1)} ms`,
       `${(result.bytesStoredPerTurn / 1024).toFixed(1)} KB`,
     ]),
   );
 }
 
-export function formatBurstTable(result: BurstResult): string {
-  const complete = result.promptsDelivered === result.participants && result.duplicates === 0;
+/** One row per run, so SQLite and PostgreSQL (one and two instances) read side by side. */
+export function formatBurstTable(results: readonly BurstResult[]): string {
   return table(
     [
       'prompt burst (same local minute)',
       'delivered in',
       'prompts/s',
       'server CPU',
+      'PostgreSQL CPU',
       'idle RSS',
       'peak RSS',
       'lost or doubled',
     ],
-    [
-      [
-        `${result.participants.toLocaleString('en-US')} participants (seeded in ${result.seedSeconds.toFixed(1)} s)`,
+    results.map((result) => {
+      const complete = result.promptsDelivered === result.participants && result.duplicates === 0;
+      const perPrompt = (seconds: number) =>
+        `${seconds.toFixed(1)} s (${((seconds * 1000) / result.participants).toFixed(1)} ms/prompt)`;
+      return [
+        `${result.database}: ${result.participants.toLocaleString('en-US')} participants (seeded in ${result.seedSeconds.toFixed(1)} s)`,
         `${result.deliverySeconds.toFixed(1)} s`,
         formatRate(result.promptsPerSecond),
-        `${result.serverCpuSeconds.toFixed(1)} s (${((result.serverCpuSeconds * 1000) / result.participants).toFixed(1)} ms/prompt)`,
+        perPrompt(result.serverCpuSeconds),
+        result.databaseCpuSeconds === undefined ? '–' : perPrompt(result.databaseCpuSeconds),
         mib(result.idleRssMiB),
         mib(result.peakRssMiB),
         complete
           ? 'none'
           : `${result.participants - result.promptsDelivered} lost, ${result.duplicates} duplicate deliveries`,
-      ],
-    ],
+      ];
+    }),
   );
 }
 

@@ -1,5 +1,6 @@
 /** The command line of `npm run bench -- [--quick] [--filter <text>]`, and the run profiles it selects. */
 import { parseArgs } from 'node:util';
+import { SERVER_SETUPS, type ServerSetup } from '../e2e/server-scenarios.ts';
 import type { RunProfile } from './benchmark.ts';
 
 export interface BenchOptions {
@@ -11,6 +12,10 @@ export interface BenchOptions {
   readonly help: boolean;
   /** Participants of the prompt-burst benchmark; undefined: the profile's default (100,000, or 2,000 with --quick). */
   readonly burstParticipants: number | undefined;
+  /** Participants of the PostgreSQL bursts (and the SQLite one beside them); undefined: 10,000, or 500 with --quick. */
+  readonly postgresBurstParticipants: number | undefined;
+  /** The end-to-end and burst setups to run (`--servers`); undefined: all that can run. */
+  readonly servers: readonly ServerSetup[] | undefined;
   /** Profile the end-to-end and burst servers' CPU and report where it went, by component. */
   readonly cpuProfile: boolean;
   /** The dashboard benchmark's study: participants (default 10,000, or 1,000 with --quick) and days (30). */
@@ -47,6 +52,10 @@ Options:
   --sqlite-dir <d> create the SQLite databases under <d> (default: the system's temporary directory), to measure
                    the disk the data will live on
   --burst <n>      participants of the prompt-burst benchmark (default 100,000; 2,000 with --quick)
+  --pg-burst <n>   participants of the PostgreSQL bursts, and of a SQLite burst beside them (default 10,000; 500
+                   with --quick)
+  --servers <a,b>  the end-to-end and burst setups: sqlite, pg1 (PostgreSQL, one instance), pg2 (two instances
+                   sharing the database); default all (the PostgreSQL ones only when a URL is set)
   --dashboard-participants <n>, --dashboard-days <n>
                    the dashboard benchmark's study (default 10,000 participants, 1,000 with --quick, × 30 days)
   --dashboard-pages <a,b>
@@ -55,7 +64,8 @@ Options:
                    component (SQLite, Kysely, the openai SDK, Node's HTTP, our own code by layer, …)
   --help           this text
 
-PostgreSQL benchmarks run when PROMPTPIPE_BENCH_PG_URL (or PROMPTPIPE_TEST_PG_URL) is set.`;
+PostgreSQL benchmarks (store rows, end to end and burst with one and two instances) run when PROMPTPIPE_BENCH_PG_URL
+(or PROMPTPIPE_TEST_PG_URL) is set; without it they are skipped with a message.`;
 
 /** Parses `argv` (without the node and script paths); throws on an unknown option. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
@@ -67,6 +77,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       'sqlite-dir': { type: 'string' },
       help: { type: 'boolean', default: false },
       burst: { type: 'string' },
+      'pg-burst': { type: 'string' },
+      servers: { type: 'string' },
       'cpu-profile': { type: 'boolean', default: false },
       'dashboard-participants': { type: 'string' },
       'dashboard-days': { type: 'string' },
@@ -81,6 +93,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     sqliteDirectory: values['sqlite-dir']?.trim() || undefined,
     help: values.help,
     burstParticipants: parseBurst(values.burst),
+    postgresBurstParticipants: parseCount('--pg-burst', values['pg-burst']),
+    servers: parseServers(values.servers),
     cpuProfile: values['cpu-profile'],
     dashboardParticipants: parseCount('--dashboard-participants', values['dashboard-participants']),
     dashboardDays: parseCount('--dashboard-days', values['dashboard-days']) ?? 30,
@@ -104,4 +118,17 @@ function parseBurst(value: string | undefined): number | undefined {
   const count = Number(value);
   if (!Number.isInteger(count) || count < 1) throw new Error(`--burst must be a positive whole number, not "${value}"`);
   return count;
+}
+
+function parseServers(value: string | undefined): ServerSetup[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.filter((name) => !(SERVER_SETUPS as readonly string[]).includes(name));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new Error(`--servers takes a list of ${SERVER_SETUPS.join(', ')}, not "${value}"`);
+  }
+  return names as ServerSetup[];
 }

@@ -7,6 +7,7 @@ import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
 import type { Store } from '../store.ts';
 import { postgresDialect } from './postgres-dialect.ts';
 import { SchemaScopedPostgresDialect } from './schema-scoped-dialect.ts';
+import { createWalFlush, GROUP_COMMIT_STARTUP_OPTION } from './wal-flush.ts';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`. */
@@ -20,6 +21,11 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Told about errors of idle pooled connections (a server restart); the pool replaces them. */
   onPoolError?: (error: Error) => void;
+  /**
+   * Group commit (default true): commits do not wait for the WAL flush, `Store.durable()` flushes once for every
+   * waiting caller (wal-flush.ts). False: every commit waits for its flush (the server's `synchronous_commit`).
+   */
+  groupCommit?: boolean;
 }
 
 /** Letters, digits and underscores: the schema name goes into a startup parameter and DDL, so it is never quoted. */
@@ -31,12 +37,16 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
     throw new AppError('invalid_input', `PostgreSQL schema name "${schema}" must match ${SCHEMA_NAME}`);
   }
+  const groupCommit = options.groupCommit ?? true;
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.maxConnections ?? 10,
-    // A startup parameter rather than a SET after connecting: it holds for every connection the pool ever opens,
-    // from its first statement, with no window in which a query could run against another schema.
-    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+    // Startup parameters rather than a SET after connecting: they hold for every connection the pool ever opens, from
+    // its first statement, with no window in which a query could run against another schema.
+    ...startupOptions(options.connectionString, [
+      ...(schema === undefined ? [] : [`-c search_path=${schema}`]),
+      ...(groupCommit ? [GROUP_COMMIT_STARTUP_OPTION] : []),
+    ]),
   });
   // Without a listener, an idle connection's error (the server restarting) would be thrown and end the process.
   pool.on('error', (error) => options.onPoolError?.(error));
@@ -55,7 +65,26 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     await db.destroy();
     throw error;
   }
-  return createKyselyStore({ db, dialect: postgresDialect });
+  return createKyselyStore({
+    db,
+    dialect: postgresDialect,
+    ...(groupCommit ? { durable: createWalFlush(pool).durable } : {}),
+  });
+}
+
+/**
+ * The `options` startup parameter: the URL's own (`?options=…`), then ours, which win where both set one thing. Given
+ * as a pool option, it replaces the URL's, so the URL's is carried over.
+ */
+function startupOptions(connectionString: string, ours: readonly string[]): { options?: string } {
+  let fromUrl: string | null = null;
+  try {
+    fromUrl = new URL(connectionString).searchParams.get('options');
+  } catch {
+    // Not a URL: pg parses it itself, and an `options` in it gives way to ours.
+  }
+  const parts = [...(fromUrl ? [fromUrl] : []), ...ours];
+  return parts.length === 0 ? {} : { options: parts.join(' ') };
 }
 
 /** The schema unqualified names resolve to (the first existing schema of the search path). */
