@@ -22,7 +22,6 @@ import type { HttpProxySettings } from './http/http-client.ts';
 import { TOOL_PROTOCOLS, ToolProtocol } from './llm/text-tool-protocol.ts';
 import { type OriginalSchedule, parseCronSchedule } from './original/original-schedule.ts';
 import { applyOriginalSettingNames, unreadSettingNotes } from './original/original-settings.ts';
-import { readSafetySettings, type SafetySettings } from './safety/safety-settings.ts';
 import type { SqliteSynchronous } from './store/sqlite/sqlite-store.ts';
 
 export interface Config {
@@ -143,12 +142,8 @@ export interface Config {
   };
   /** `DEFAULT_LANGUAGE` (canonical BCP 47 tag) and `MESSAGE_CATALOGUE_DIR` (a study's own catalogues). */
   language: { defaultLanguage: string; catalogueDir: string | undefined };
-  /** `STUDY_DESIGN_FILE`: a randomised trial's design (YAML or JSON), validated at start-up; unset: one implicit arm. */
-  study: { designFile: string | undefined };
   /** The original PromptPipe's API (docs/api.md): `DEFAULT_SCHEDULE`, for `POST /schedule` without a schedule. */
   originalApi: { defaultSchedule: OriginalSchedule | undefined };
-  /** Risk detection, safety messages and staff alert routes (safety/safety-settings.ts, docs/safety.md). */
-  safety: SafetySettings;
   /**
    * Said once at start-up (warnings): the original PromptPipe's settings and flags read as PromptPipe's, and settings
    * that are set but not read (misspelt, or for a channel that is off).
@@ -585,9 +580,7 @@ export function loadConfig(
       broadcastRate: read.number('BROADCAST_RATE', 30, (n) => n > 0, 'a positive number (per minute)'),
     },
     language: { defaultLanguage: defaultLanguage ?? 'en', catalogueDir: read.string('MESSAGE_CATALOGUE_DIR') },
-    study: { designFile: read.string('STUDY_DESIGN_FILE') },
     originalApi: { defaultSchedule: readDefaultSchedule(read) },
-    safety: readSafetySettings(read),
     startupNotes: [],
   };
   for (const [name, value] of [
@@ -746,4 +739,55 @@ function deepFreeze<T>(value: T): T {
 
 function optionalAbsolutePath(path: string | undefined): string | undefined {
   return path === undefined ? undefined : resolve(path);
+}
+
+/** One model of `promptpipe eval` (the persona player or the judge): an OpenAI-compatible endpoint. */
+export interface EvaluationModelSettings {
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  model: string;
+  temperature: number;
+}
+
+export interface EvaluationSettings {
+  /** `EVAL_PERSONA_*`: plays personas without a script; undefined when neither a base URL nor a key is set. */
+  persona: EvaluationModelSettings | undefined;
+  /** `EVAL_JUDGE_*`: scores conversations with the rubric; undefined when neither a base URL nor a key is set. */
+  judge: EvaluationModelSettings | undefined;
+}
+
+function readEvaluationModel(
+  read: ConfigReader,
+  prefix: string,
+  temperature: number,
+): EvaluationModelSettings | undefined {
+  const baseUrl = read.string(`${prefix}_BASE_URL`);
+  const apiKey = read.string(`${prefix}_API_KEY`);
+  if (baseUrl !== undefined && !URL.canParse(baseUrl))
+    read.problems.push(`${prefix}_BASE_URL must be a URL (got "${baseUrl}")`);
+  const settings = {
+    baseUrl,
+    apiKey,
+    model: read.string(`${prefix}_MODEL`) ?? 'gpt-4o-mini',
+    temperature: read.number(`${prefix}_TEMPERATURE`, temperature, (n) => n >= 0 && n <= 2, 'a number from 0 to 2'),
+  };
+  return baseUrl === undefined && apiKey === undefined ? undefined : settings;
+}
+
+/**
+ * The settings of `promptpipe eval` only, apart from the service's: the persona model (`EVAL_PERSONA_*`, warm by
+ * default so personas vary) and the judge (`EVAL_JUDGE_*`, temperature 0 by default so scores repeat).
+ */
+export function loadEvaluationSettings(env: Environment): EvaluationSettings {
+  const read = new ConfigReader(env);
+  const settings = {
+    persona: readEvaluationModel(read, 'EVAL_PERSONA', 0.8),
+    judge: readEvaluationModel(read, 'EVAL_JUDGE', 0),
+  };
+  if (read.problems.length > 0) {
+    throw new AppError('invalid_input', `Invalid configuration:\n  - ${read.problems.join('\n  - ')}`, {
+      details: read.problems,
+    });
+  }
+  return settings;
 }

@@ -14,6 +14,7 @@ import { createLogger } from '../observability/log.ts';
 import { extractOriginalFlags, type OriginalFlags } from '../original/original-flags.ts';
 import { IMPORT_COLUMNS } from '../research/import/import-input.ts';
 import { announceStateDirServer } from '../store/sqlite/state-dir-lock.ts';
+import { registerEvalCommand } from './eval-command.ts';
 import { type ExportCommandOptions, runExport } from './export-command.ts';
 import { readImportFile, runImport } from './import-command.ts';
 import { type MigrateFromOriginalOptions, runMigrateFromOriginal } from './migrate-from-original-command.ts';
@@ -399,6 +400,7 @@ export function buildCli(io: CliIo = processIo): Command {
     });
 
   registerWhatsAppCommands(program, io);
+  registerEvalCommand(program, io);
   return program;
 }
 

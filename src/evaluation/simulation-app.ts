@@ -41,6 +41,11 @@ export interface SimulationApp {
 const COACH_SETTING =
   /^(OPENAI_|GENAI_|LLM_|SCHEDULER_|DAILY_PROMPT_|FEEDBACK_|AUTO_FEEDBACK_|IDLE_|DEFAULT_|CHAT_HISTORY_LIMIT$|INTAKE_BOT_PROMPT_FILE$|FEEDBACK_TRACKER_PROMPT_FILE$|PROMPT_GENERATOR_PROMPT_FILE$|MESSAGE_CATALOGUE_DIR$)/;
 
+/** The coach's part of the study's environment (the model, prompts and scheduling settings). */
+export function coachEnvironment(environment: Environment): Environment {
+  return Object.fromEntries(Object.entries(environment).filter(([name]) => COACH_SETTING.test(name)));
+}
+
 function promptFiles(promptsDir: string | undefined): Environment {
   if (!promptsDir) return {};
   return {
@@ -58,7 +63,7 @@ export async function startSimulationApp(options: {
   const { environment, coach } = options;
   const upstream = environment.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
   const proxy = await startRecordingProxy(upstream);
-  const coachSettings = Object.fromEntries(Object.entries(environment).filter(([name]) => COACH_SETTING.test(name)));
+  const coachSettings = coachEnvironment(environment);
   const delivered: DeliveredMessage[] = [];
   let app: Application | undefined;
   try {
