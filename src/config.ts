@@ -22,6 +22,7 @@ import type { HttpProxySettings } from './http/http-client.ts';
 import { TOOL_PROTOCOLS, ToolProtocol } from './llm/text-tool-protocol.ts';
 import { type OriginalSchedule, parseCronSchedule } from './original/original-schedule.ts';
 import { applyOriginalSettingNames, unreadSettingNotes } from './original/original-settings.ts';
+import { readSafetySettings, type SafetySettings } from './safety/safety-settings.ts';
 import type { SqliteSynchronous } from './store/sqlite/sqlite-store.ts';
 
 export interface Config {
@@ -144,6 +145,8 @@ export interface Config {
   language: { defaultLanguage: string; catalogueDir: string | undefined };
   /** The original PromptPipe's API (docs/api.md): `DEFAULT_SCHEDULE`, for `POST /schedule` without a schedule. */
   originalApi: { defaultSchedule: OriginalSchedule | undefined };
+  /** Risk detection, safety messages and staff alert routes (safety/safety-settings.ts, docs/safety.md). */
+  safety: SafetySettings;
   /**
    * Said once at start-up (warnings): the original PromptPipe's settings and flags read as PromptPipe's, and settings
    * that are set but not read (misspelt, or for a channel that is off).
@@ -581,6 +584,7 @@ export function loadConfig(
     },
     language: { defaultLanguage: defaultLanguage ?? 'en', catalogueDir: read.string('MESSAGE_CATALOGUE_DIR') },
     originalApi: { defaultSchedule: readDefaultSchedule(read) },
+    safety: readSafetySettings(read),
     startupNotes: [],
   };
   for (const [name, value] of [
