@@ -108,7 +108,7 @@ describe('the export page', () => {
     const first = await get('/dashboard/export', { cookie });
     expect(first.statusCode).toBe(200);
     expect(first.body).toContain('<a href="/dashboard/export">Export</a>');
-    expect(first.body).toContain(`<option value="${ada}" >Ada · +15551230203</option>`);
+    expect(first.body).toContain(`<option value="${ada}" >Ada &middot; +15551230203</option>`);
     expect(first.body).not.toContain('id="downloads"');
     expect(first.body).not.toContain('id="pseudonym-note"');
 
