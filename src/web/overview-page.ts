@@ -14,8 +14,15 @@ export interface Bar {
 }
 
 const FONT_SIZE = 13;
-/** A generous width of one character at FONT_SIZE in the system UI font (digits are narrower). */
-const CHARACTER_WIDTH = 8;
+/**
+ * A generous width of `text` at FONT_SIZE in a system UI font (capitals and m/w widest), so the label and value
+ * columns are never narrower than what they hold.
+ */
+function textWidth(text: string): number {
+  let width = 0;
+  for (const character of text) width += /[A-Z%@mw]/.test(character) ? 11.5 : /[a-z0-9]/.test(character) ? 9 : 6;
+  return Math.ceil(width);
+}
 const ROW_HEIGHT = 24;
 const BAR_HEIGHT = 16;
 const AXIS_HEIGHT = 26;
@@ -40,8 +47,8 @@ function ticks(max: number): number[] {
 export function barChart(title: string, bars: readonly Bar[], options: { unit?: string } = {}): SafeHtml {
   const scale = ticks(Math.max(0, ...bars.map((bar) => bar.value)));
   const top = scale.at(-1) ?? 1;
-  const labelWidth = Math.max(3, ...bars.map((bar) => bar.label.length)) * CHARACTER_WIDTH + GAP;
-  const valueWidth = Math.max(...bars.map((bar) => formatNumber(bar.value).length), 1) * CHARACTER_WIDTH + GAP;
+  const labelWidth = Math.max(24, ...bars.map((bar) => textWidth(bar.label))) + GAP;
+  const valueWidth = Math.max(8, ...bars.map((bar) => textWidth(formatNumber(bar.value)))) + GAP;
   const plotWidth = Math.max(80, CHART_WIDTH - labelWidth - valueWidth);
   const height = bars.length * ROW_HEIGHT + AXIS_HEIGHT;
   const x = (value: number) => labelWidth + (value / top) * plotWidth;

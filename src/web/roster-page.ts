@@ -78,7 +78,7 @@ export function participantsPage(
     'Participants',
     context,
     html`<form method="get" action="/dashboard" class="filters" role="search">
-<label>Search <input type="search" name="search" value="${query.search}" placeholder="start of the name, or phone digits"></label>
+<label>Search <input type="search" name="search" value="${query.search}" placeholder="name or phone digits"></label>
 <label>Status <select name="status">${option('', 'any', query.status)}${PARTICIPANT_STATUSES.map((status) => option(status, status, query.status))}</select></label>
 <label>Sub-state <select name="sub_state">${option('', 'any', query.subState)}${SUB_STATES.map((state) => option(state, state, query.subState))}</select></label>
 <label>Idle <select name="idle">${option('', 'any', query.idle)}${option('yes', 'idle', query.idle)}${option('no', 'not idle', query.idle)}</select></label>
