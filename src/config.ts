@@ -143,6 +143,8 @@ export interface Config {
   };
   /** `DEFAULT_LANGUAGE` (canonical BCP 47 tag) and `MESSAGE_CATALOGUE_DIR` (a study's own catalogues). */
   language: { defaultLanguage: string; catalogueDir: string | undefined };
+  /** `STUDY_DESIGN_FILE`: a randomised trial's design (YAML or JSON), validated at start-up; unset: one implicit arm. */
+  study: { designFile: string | undefined };
   /** The original PromptPipe's API (docs/api.md): `DEFAULT_SCHEDULE`, for `POST /schedule` without a schedule. */
   originalApi: { defaultSchedule: OriginalSchedule | undefined };
   /** Risk detection, safety messages and staff alert routes (safety/safety-settings.ts, docs/safety.md). */
@@ -583,6 +585,7 @@ export function loadConfig(
       broadcastRate: read.number('BROADCAST_RATE', 30, (n) => n > 0, 'a positive number (per minute)'),
     },
     language: { defaultLanguage: defaultLanguage ?? 'en', catalogueDir: read.string('MESSAGE_CATALOGUE_DIR') },
+    study: { designFile: read.string('STUDY_DESIGN_FILE') },
     originalApi: { defaultSchedule: readDefaultSchedule(read) },
     safety: readSafetySettings(read),
     startupNotes: [],
