@@ -3,9 +3,9 @@
  * never trimmed; this is only the model's short-term memory. It is stored one row per message (`store.history`,
  * migration 016): appending writes only the new messages, and older rows are deleted in batches.
  */
+import { LRUCache } from 'lru-cache';
 import { DataKey, type StateData } from '../domain/data-keys.ts';
 import { type ConversationMessage, isConversationMessage, MAX_STORED_HISTORY } from '../domain/history.ts';
-import { setMostRecent } from '../store/recently-used.ts';
 import type { StoreRepositories } from '../store/store.ts';
 import { readData } from './participant-data.ts';
 
@@ -34,22 +34,22 @@ interface ParsedHistory {
 }
 
 /** By database, then participant; a store that is gone takes its histories with it. */
-const parsedHistories = new WeakMap<object, Map<string, ParsedHistory>>();
+const parsedHistories = new WeakMap<object, LRUCache<string, ParsedHistory>>();
 /** Participants kept per database, the least recently used dropped: those whose turns are in flight. ≈ 25 kB each. */
 const PARSED_HISTORY_CAPACITY = 256;
 const NO_HISTORY: ParsedHistory = { lastSeq: 0, lastText: '', messages: [], encoded: [] };
 
-function historiesOf(repositories: Repositories): Map<string, ParsedHistory> {
+function historiesOf(repositories: Repositories): LRUCache<string, ParsedHistory> {
   let histories = parsedHistories.get(repositories.history.database);
   if (!histories) {
-    histories = new Map();
+    histories = new LRUCache({ max: PARSED_HISTORY_CAPACITY });
     parsedHistories.set(repositories.history.database, histories);
   }
   return histories;
 }
 
 function rememberParsed(repositories: Repositories, participantId: string, parsed: ParsedHistory): void {
-  setMostRecent(historiesOf(repositories), participantId, parsed, PARSED_HISTORY_CAPACITY);
+  historiesOf(repositories).set(participantId, parsed);
 }
 
 /** A stored message, parsed; undefined when it is not a user or assistant message (it is then left out). */

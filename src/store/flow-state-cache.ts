@@ -18,8 +18,8 @@
  *
  * Never use it for PostgreSQL: other processes write the same rows.
  */
+import { LRUCache } from 'lru-cache';
 import type { FlowState } from '../domain/flow-state.ts';
-import { setMostRecent } from './recently-used.ts';
 import type { FlowStateRepository, ParticipantRepository, Store } from './store.ts';
 
 /**
@@ -52,7 +52,7 @@ async function flushWrites(inner: FlowStateRepository, pending: PendingWrites): 
 }
 
 export function withFlowStateCache(store: Store, capacity: number = DEFAULT_CAPACITY): Store {
-  const cached = new Map<string, FlowState>();
+  const cached = new LRUCache<string, FlowState>({ max: capacity });
   /** Bumped on every write and invalidation of a participant, so a read that overlapped one is not cached. */
   const generations = new Map<string, number>();
 
@@ -62,7 +62,7 @@ export function withFlowStateCache(store: Store, capacity: number = DEFAULT_CAPA
     generations.set(participantId, generationOf(participantId) + 1);
   }
   function remember(participantId: string, state: FlowState): void {
-    setMostRecent(cached, participantId, copy(state), capacity);
+    cached.set(participantId, copy(state));
   }
 
   function flowStates(inner: FlowStateRepository, pending: PendingWrites | undefined): FlowStateRepository {

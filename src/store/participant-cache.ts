@@ -15,8 +15,8 @@
  *
  * Never use it for PostgreSQL: other processes write the same rows.
  */
+import { LRUCache } from 'lru-cache';
 import type { Participant } from '../domain/participant.ts';
-import { setMostRecent } from './recently-used.ts';
 import type { ParticipantRepository, Store } from './store.ts';
 
 /** Participants kept; past this the least recently used are dropped. Rows are small (a few hundred bytes). */
@@ -32,8 +32,14 @@ function copy(participant: Participant): Participant {
 }
 
 export function withParticipantCache(store: Store, capacity: number = DEFAULT_CAPACITY): Store {
-  const byId = new Map<string, Participant>();
   const idByPhone = new Map<string, string>();
+  const byId = new LRUCache<string, Participant>({
+    max: capacity,
+    // A participant dropped as least recently used takes their phone number's entry along (`forget` does its own).
+    dispose: (dropped, _id, reason) => {
+      if (reason === 'evict') idByPhone.delete(dropped.phoneNumber);
+    },
+  });
   /** Bumped on every write of a participant, so a read that overlapped one is not cached. */
   const generations = new Map<string, number>();
   /** Bumped on every write, for reads by phone number (whose participant is unknown until the read returns). */
@@ -49,8 +55,7 @@ export function withParticipantCache(store: Store, capacity: number = DEFAULT_CA
   }
   function remember(participant: Participant): void {
     idByPhone.set(participant.phoneNumber, participant.id);
-    const dropped = setMostRecent(byId, participant.id, copy(participant), capacity);
-    if (dropped) idByPhone.delete(dropped.phoneNumber);
+    byId.set(participant.id, copy(participant));
   }
 
   /** Outside a transaction: reads through the cache, writes forget at once. */

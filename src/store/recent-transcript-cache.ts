@@ -16,8 +16,7 @@
  *
  * Never use it for PostgreSQL: other processes write the same rows.
  */
-
-import { setMostRecent } from './recently-used.ts';
+import { LRUCache } from 'lru-cache';
 import type { Store, TranscriptEntry, TranscriptRepository } from './store.ts';
 
 /** Participants kept; past this the least recently used are dropped. A few small entries each. */
@@ -40,11 +39,11 @@ function copy(entry: TranscriptEntry): TranscriptEntry {
 type PendingAppends = Map<string, TranscriptEntry[] | null>;
 
 export function withRecentTranscriptCache(store: Store, capacity: number = DEFAULT_CAPACITY): Store {
-  const known = new Map<string, Known>();
+  const known = new LRUCache<string, Known>({ max: capacity });
 
   function remember(participantId: string, state: Known): void {
     if (state.after.length > MAX_ENTRIES_AFTER_MESSAGE) known.delete(participantId);
-    else setMostRecent(known, participantId, state, capacity);
+    else known.set(participantId, state);
   }
 
   /** Takes in a participant's committed entries, oldest first. */
