@@ -69,6 +69,7 @@ import { createConversationFlow } from './engine/conversation-flow-service.ts';
 import { createHabitPromptGenerator } from './engine/habit-prompt-generator-service.ts';
 import { createFeedbackModule } from './engine/modules/feedback-module.ts';
 import { createIntakeModule } from './engine/modules/intake-module.ts';
+import { withExtraTools } from './engine/modules/with-extra-tools.ts';
 import { createRequestGuard } from './engine/request-validator.ts';
 import { loadLanguageSystemPrompts, loadSystemPrompts } from './engine/system-prompts.ts';
 import { createHttpClient } from './http/http-client.ts';
@@ -111,6 +112,7 @@ import type { ClusterCoordinator } from './store/postgres/postgres-coordinator.t
 import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
 import { acquireStateDirLock, type StateDirLock } from './store/sqlite/state-dir-lock.ts';
 import type { Job, Store } from './store/store.ts';
+import { createFlagForStaffTool, FLAG_FOR_STAFF_TOOL } from './tools/flag-for-staff-tool.ts';
 import { createGenerateHabitPromptTool } from './tools/generate-habit-prompt-tool.ts';
 import { createSaveUserProfileTool } from './tools/save-user-profile-tool.ts';
 import { createSchedulerTool } from './tools/scheduler-tool.ts';
@@ -565,6 +567,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const timers = registerTimers({ runner, store, clock, newId, messenger, config: config.scheduling, log, messages });
   const registry = createToolRegistry([
     createSaveUserProfileTool({ store, clock }),
+    createFlagForStaffTool({ store, alerts: safety.alerts, review: config.safety.review }),
     createGenerateHabitPromptTool({ store, clock, generator, hooks: timers.turnHooks }),
     createTransitionStateTool({ store, clock, delayedTransitions: timers.delayedTransitions }),
     createSchedulerTool({
@@ -583,8 +586,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     clock,
     lock,
     modules: {
-      [ConversationState.INTAKE]: createIntakeModule(prompts.intake, languagePrompts.intake),
-      [ConversationState.FEEDBACK]: createFeedbackModule(prompts.feedback, languagePrompts.feedback),
+      [ConversationState.INTAKE]: withExtraTools(createIntakeModule(prompts.intake, languagePrompts.intake), [
+        FLAG_FOR_STAFF_TOOL,
+      ]),
+      [ConversationState.FEEDBACK]: withExtraTools(createFeedbackModule(prompts.feedback, languagePrompts.feedback), [
+        FLAG_FOR_STAFF_TOOL,
+      ]),
     },
     hooks: timers.turnHooks,
     config: {

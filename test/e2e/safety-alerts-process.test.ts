@@ -32,10 +32,12 @@ const ENGLISH = '+15551230101';
 const SPANISH = '+15551230102';
 const THIRD = '+15551230103';
 const GREETING = 'Hi! Which habit would you like to build?';
+const ASKS_FOR_A_PERSON = 'Can a real person call me today?';
 const MODEL_FLAGGED = 'I will just disappear and nobody will notice';
 
 interface AlertView {
   id: string;
+  kind: string;
   participant_id: string;
   detector: string;
   rule: string | null;
@@ -67,6 +69,12 @@ beforeAll(async () => {
         const risky = said === MODEL_FLAGGED;
         return {
           content: JSON.stringify({ risk: risky, score: risky ? 0.9 : 0.05, category: risky ? 'self-harm' : 'none' }),
+        };
+      }
+      if (request.lastMessage?.role === 'tool') return { content: 'I have let the study team know.' };
+      if (said === ASKS_FOR_A_PERSON) {
+        return {
+          toolCalls: [{ name: 'flag_for_staff', arguments: { reason: 'Asks to talk to a person', urgency: 'urgent' } }],
         };
       }
       return { content: said.includes('expecting a greeting') ? GREETING : `Coach heard: ${said}` };
@@ -248,5 +256,21 @@ describe('the safety net, against the server process', () => {
       resolved_by: 'api-token',
       resolve_note: 'Spoke with them; they are safe',
     });
+  });
+
+  it('the coach’s flag_for_staff raises an alert that goes the same way', { timeout: 60_000 }, async ({
+    onTestFailed,
+  }) => {
+    onTestFailed(() => console.error(describeOutput(serverProcess)));
+    const wait = <T>(what: string, check: () => T | Promise<T>) => waitFor(what, check, 20_000, [serverProcess]);
+    const before = alertHook.requests.length;
+    await send(THIRD, ASKS_FOR_A_PERSON, 'asks-for-a-person');
+    await wait('the coach’s answer', () => deliveredTo(THIRD).includes('I have let the study team know.'));
+    const flagged = (await alerts()).find((alert) => alert.detector === 'coach');
+    expect(flagged).toMatchObject({ kind: 'staff-flag', rule: 'urgent', status: 'open' });
+    await wait('the flag on the webhook', () =>
+      alertHook.requests.slice(before).some((request) => request.body.includes(flagged?.id ?? '?')),
+    );
+    expect(JSON.parse(alertHook.requests.at(-1)?.body ?? '{}').alert.reason).toBe('Asks to talk to a person');
   });
 });

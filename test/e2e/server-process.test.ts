@@ -57,8 +57,9 @@ const COACH = {
   feedback: 'Wonderful, well done! How did the walk feel?',
   allSet: (prompt: string) => `Here is your first one: ${prompt} From tomorrow it comes every morning before 9.`,
 } as const;
-const INTAKE_TOOLS = ['generate_habit_prompt', 'save_user_profile', 'scheduler', 'transition_state'];
-const FEEDBACK_TOOLS = ['save_user_profile', 'scheduler', 'transition_state'];
+// The contract's tools, and the safety net's flag_for_staff (docs/safety.md).
+const INTAKE_TOOLS = ['flag_for_staff', 'generate_habit_prompt', 'save_user_profile', 'scheduler', 'transition_state'];
+const FEEDBACK_TOOLS = ['flag_for_staff', 'save_user_profile', 'scheduler', 'transition_state'];
 
 /** The tool calls of the second intake turn, one per model round, in this order. */
 const COMPLETE_INTAKE: { name: string; arguments: Record<string, unknown> }[] = [
