@@ -1,13 +1,13 @@
 /**
- * The dashboard part of the store contract (`src/store/dashboard-reads.ts`): the roster's filters and keyset pages,
+ * The dashboard part of the store contract (`src/store/dashboard-reads.ts`): the roster (roster-store-contract.ts),
  * the study-day summary kept by events and transcript entries, the overview's figures and the adherence grid. Called
  * from `describeStoreContract`, so it runs on every adapter.
  */
 import { describe, expect, it } from 'vitest';
 import type { Participant } from '../../src/domain/participant.ts';
-import type { RosterFilter } from '../../src/store/dashboard-reads.ts';
 import type { NewTranscriptEntry, Store } from '../../src/store/store.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
+import { describeRosterStoreContract } from './roster-store-contract.ts';
 
 const BASE = Date.parse('2025-03-01T08:00:00.000Z');
 /** `minutes` after the base time, with milliseconds so that precision loss would show. */
@@ -41,108 +41,7 @@ const done = (participantId: string, minutes: number) => ({
 });
 
 export function describeDashboardStoreContract(current: () => Store): void {
-  describe('roster', () => {
-    it('filters by name prefix, phone digits, status, sub-state, idle and channel, with per-row columns', async () => {
-      const db = current();
-      await enrol(db, 'participant_1', '+15550000001', { name: 'Ada Lovelace' });
-      await enrol(db, 'participant_2', '+15550000002', { name: 'Grace', enrolledAt: at(5) });
-      await enrol(db, 'participant_3', '+15550000003', { name: 'Linus', status: 'paused', enrolledAt: at(9) });
-      await db.flowStates.save({
-        participantId: 'participant_1',
-        flowType: 'conversation',
-        currentState: 'CONVERSATION_ACTIVE',
-        stateData: { conversationState: 'INTAKE', userProfile: '{"habit_domain":"walking"}' },
-        createdAt: at(0),
-        updatedAt: at(1),
-      });
-      await db.flowStates.save({
-        participantId: 'participant_2',
-        flowType: 'conversation',
-        currentState: 'CONVERSATION_ACTIVE',
-        stateData: { conversationState: 'FEEDBACK', engagementState: 'idle' },
-        createdAt: at(0),
-        updatedAt: at(1),
-      });
-      await db.transcript.append([
-        message('participant_1', 'hello', 1),
-        message('participant_1', 'internal', 3, { role: 'tool', kind: 'tool_result' }),
-        message('participant_1', 'Walk now', 2, { role: 'assistant', kind: 'reply' }),
-      ]);
-      await db.jobs.enqueue(
-        { id: 'daily_1', kind: 'daily_prompt', participantId: 'participant_1', runAt: at(60), payload: {} },
-        at(0),
-      );
-
-      const all = await db.roster.page({ limit: 10 });
-      expect(all).toMatchObject({ total: 3, hasNewer: false, hasOlder: false });
-      expect(all.rows.map((row) => row.participant.id)).toEqual(['participant_3', 'participant_2', 'participant_1']);
-      expect(all.rows[2]).toMatchObject({
-        conversationState: 'INTAKE',
-        idle: false,
-        userProfile: '{"habit_domain":"walking"}',
-        nextPromptAt: at(60),
-        lastMessage: { content: 'Walk now', kind: 'reply', at: at(2) },
-        promptsSent: 0,
-        promptsAnswered: 0,
-        promptsDone: 0,
-      });
-      expect(all.rows[0]).toMatchObject({ conversationState: undefined, lastMessage: undefined, promptsSent: 0 });
-
-      const ids = async (filter: Omit<RosterFilter, 'limit'>) =>
-        (await db.roster.page({ limit: 10, ...filter })).rows.map((row) => row.participant.id);
-      expect(await ids({ search: 'GRA' })).toEqual(['participant_2']);
-      expect(await ids({ search: 'ada lo' })).toEqual(['participant_1']);
-      expect(await ids({ search: 'lovelace' })).toEqual([]);
-      expect(await ids({ search: '0003' })).toEqual(['participant_3']);
-      expect(await ids({ search: '+1 555-000' })).toEqual(['participant_3', 'participant_2', 'participant_1']);
-      expect(await ids({ search: '%' })).toEqual([]);
-      expect(await ids({ status: 'paused' })).toEqual(['participant_3']);
-      expect(await ids({ subState: 'FEEDBACK' })).toEqual(['participant_2']);
-      expect(await ids({ subState: 'NONE' })).toEqual(['participant_3']);
-      expect(await ids({ idle: true })).toEqual(['participant_2']);
-      expect(await ids({ idle: false })).toEqual(['participant_3', 'participant_1']);
-      await enrol(db, 'participant_4', '+15550000004', { name: 'Web', channel: 'webchat', enrolledAt: at(10) });
-      expect(await ids({ channel: { name: 'webchat', isDefault: false } })).toEqual(['participant_4']);
-      expect(await ids({ channel: { name: 'webhook', isDefault: true } })).toEqual([
-        'participant_3',
-        'participant_2',
-        'participant_1',
-      ]);
-      expect((await db.roster.page({ limit: 10, search: 'GRA' })).total).toBe(1);
-    });
-
-    it('pages by key: next, previous and last give the same rows as one long page, at any position', async () => {
-      const db = current();
-      // Two pairs enrolled at the same instant: the id breaks the tie, so no row is skipped or shown twice.
-      const enrolled = [0, 1, 1, 2, 3, 3, 4];
-      for (const [index, minutes] of enrolled.entries()) {
-        await enrol(db, `p_${index}`, `+1555000010${index}`, { enrolledAt: at(minutes) });
-      }
-      const everyone = (await db.roster.page({ limit: 100 })).rows.map((row) => row.participant.id);
-      expect(everyone).toEqual(['p_6', 'p_5', 'p_4', 'p_3', 'p_2', 'p_1', 'p_0']);
-      const keyOf = (id: string, pageRows: Awaited<ReturnType<Store['roster']['page']>>['rows']) => {
-        const participant = pageRows.find((row) => row.participant.id === id)?.participant;
-        if (!participant) throw new Error(`${id} is not on the page`);
-        return { enrolledAt: participant.enrolledAt, id };
-      };
-
-      const first = await db.roster.page({ limit: 3 });
-      expect(first).toMatchObject({ total: 7, hasNewer: false, hasOlder: true });
-      const second = await db.roster.page({ limit: 3, position: { after: keyOf('p_4', first.rows) } });
-      expect(second.rows.map((row) => row.participant.id)).toEqual(['p_3', 'p_2', 'p_1']);
-      expect(second).toMatchObject({ hasNewer: true, hasOlder: true });
-      const third = await db.roster.page({ limit: 3, position: { after: keyOf('p_1', second.rows) } });
-      expect(third.rows.map((row) => row.participant.id)).toEqual(['p_0']);
-      expect(third).toMatchObject({ hasNewer: true, hasOlder: false });
-      const back = await db.roster.page({ limit: 3, position: { before: keyOf('p_3', second.rows) } });
-      expect(back.rows.map((row) => row.participant.id)).toEqual(['p_6', 'p_5', 'p_4']);
-      expect(back).toMatchObject({ hasNewer: false, hasOlder: true });
-      const last = await db.roster.page({ limit: 3, position: 'last' });
-      expect(last.rows.map((row) => row.participant.id)).toEqual(['p_2', 'p_1', 'p_0']);
-      expect(last).toMatchObject({ hasNewer: true, hasOlder: false });
-      expect((await db.roster.page({ limit: 3, status: 'paused', position: 'last' })).rows).toEqual([]);
-    });
-  });
+  describeRosterStoreContract(current);
 
   describe('study days', () => {
     it('counts a prompt, the first reply before the next prompt and a Done once; answered never exceeds sent', async () => {

@@ -1,0 +1,117 @@
+/**
+ * The roster's and the adherence grid's paging over HTTP, in process (`app.server.inject`, open dashboard): the pager's
+ * links carry a row's key, so following Next to the end, Last, and Previous shows every participant once, with the
+ * page's number; a link whose key is not one is refused with a clear error.
+ */
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { type Application, createApplication } from '../../src/main.ts';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { participantFixture } from '../support/participant-fixture.ts';
+
+let app: Application;
+
+afterEach(async () => {
+  await app?.stop();
+});
+
+/** 120 participants, enrolled a minute apart (two at the same instant: the id orders them). */
+async function startWithParticipants(count = 120): Promise<Application> {
+  const config = loadConfig({
+    API_ADDR: '127.0.0.1:0',
+    PROMPTPIPE_CLOCK: 'manual',
+    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00Z',
+    LOG_LEVEL: 'silent',
+  });
+  const store = await createSqliteStore({ filename: ':memory:' });
+  for (let index = 0; index < count; index += 1) {
+    const minute = index === 1 ? 0 : index;
+    await store.participants.create(
+      participantFixture(
+        `p_${String(index).padStart(3, '0')}`,
+        `+1555020${String(index).padStart(4, '0')}`,
+        new Date(Date.UTC(2026, 1, 1, 0, minute)),
+        {
+          name: `Person ${index}`,
+        },
+      ),
+    );
+  }
+  const started = await createApplication({ config, log: pino({ level: 'silent' }), store });
+  await started.start();
+  return started;
+}
+
+const get = async (url: string) => {
+  const response = await app.server.inject({ method: 'GET', url });
+  return { status: response.statusCode, body: response.body };
+};
+const link = (page: string, rel: string): string | undefined =>
+  new RegExp(`<a href="([^"]+)" rel="${rel}">`).exec(page)?.[1]?.replaceAll('&#38;', '&');
+const rosterIds = (page: string): string[] =>
+  [...page.matchAll(/<a href="\/dashboard\/participants\/([^"]+)">/g)].map((match) => match[1] ?? '');
+const pageNumber = (page: string): string | undefined => /Page (\d+ of \d+)/.exec(page)?.[1];
+
+describe('roster pages by key', () => {
+  it('shows every participant once going Next to the end, and the same pages going back', async () => {
+    app = await startWithParticipants();
+    const seen: string[] = [];
+    const numbers: (string | undefined)[] = [];
+    let page = (await get('/dashboard')).body;
+    const pages: string[] = [page];
+    for (;;) {
+      seen.push(...rosterIds(page));
+      numbers.push(pageNumber(page));
+      const next = link(page, 'next');
+      if (!next) break;
+      page = (await get(next)).body;
+      pages.push(page);
+    }
+    expect(numbers).toEqual(['1 of 3', '2 of 3', '3 of 3']);
+    expect(seen).toHaveLength(120);
+    expect(new Set(seen).size).toBe(120);
+    expect(seen[0]).toBe('p_119');
+    expect(seen.slice(-2)).toEqual(['p_001', 'p_000']);
+
+    const last = (await get(link(pages[0] ?? '', 'last') ?? '')).body;
+    expect(pageNumber(last)).toBe('3 of 3');
+    expect(rosterIds(last)).toEqual(seen.slice(-50));
+    const previous = (await get(link(pages[2] ?? '', 'prev') ?? '')).body;
+    expect(rosterIds(previous)).toEqual(rosterIds(pages[1] ?? ''));
+    expect(pageNumber(previous)).toBe('2 of 3');
+    expect(link(pages[0] ?? '', 'prev')).toBeUndefined();
+    expect(link(last, 'next')).toBeUndefined();
+  });
+
+  it('refuses a page link whose key is not one, and a page number alone shows the first page', async () => {
+    app = await startWithParticipants(3);
+    for (const url of ['/dashboard?after=yesterday', '/dashboard?before=2026-02-01T00:00:00.000Z']) {
+      const refused = await get(url);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toContain("must be a page link's key");
+    }
+    const numbered = await get('/dashboard?page=7');
+    expect(numbered.status).toBe(200);
+    expect(pageNumber(numbered.body)).toBe('1 of 1');
+    expect(rosterIds(numbered.body)).toEqual(['p_002', 'p_001', 'p_000']);
+  });
+});
+
+describe('adherence grid pages by key', () => {
+  it('pages through everyone in each order, and refuses a malformed key', async () => {
+    app = await startWithParticipants(75);
+    for (const sort of ['adherence', 'name', 'enrolled']) {
+      const first = (await get(`/dashboard/adherence?sort=${sort}`)).body;
+      const next = link(first, 'next');
+      expect(next, sort).toBeDefined();
+      const second = (await get(next ?? '')).body;
+      const ids = [...rosterIds(first), ...rosterIds(second)];
+      expect(new Set(ids).size, sort).toBe(75);
+      expect(link(second, 'next'), sort).toBeUndefined();
+    }
+    const refused = await get('/dashboard/adherence?sort=adherence&after=high,p_001');
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain("must be a page link's key");
+  });
+});
