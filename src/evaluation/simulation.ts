@@ -148,8 +148,8 @@ export async function simulatePersona(options: SimulationOptions): Promise<Simul
     } else if (action.type === 'fixed') {
       text = action.text;
     } else {
-      if (action.purpose === 'intake') intakeTurns += 1;
       text = await player.write(action.purpose, seen);
+      if (text !== undefined && action.purpose === 'intake') intakeTurns += 1;
     }
     if (text === undefined) return;
     const now = app.clock.now();
