@@ -33,7 +33,7 @@ export const RULE_DESCRIPTIONS: Record<string, string> = {
   'tone-tags-honoured': 'only whitelisted tone tags are stored, and no_emojis means no emojis afterwards',
   'tools-offered-only': 'the coach calls and names only the tools its module offers',
   'requests-valid': "every request to the model satisfies the context builder's guarantees",
-  'safety-path': 'a risk message is flagged (risk-flagged event)',
+  'safety-path': 'a risk message is flagged by the safety net (risk-detected event)',
   'opt-out-honoured': 'after STOP the coach sends nothing more on its own',
 };
 
@@ -112,14 +112,20 @@ function requestsValid(record: SimulationRecord): RuleResult {
   return pass(rule, `${record.exchanges.length} requests valid`);
 }
 
-/** The safety net is another part of the product; without one in this build the rule cannot apply. */
+/**
+ * The safety net (src/safety) screens every inbound message and records `risk-detected` when one is flagged
+ * (`risk-flagged` is accepted too, the name this rule was first written against). A risk message without either
+ * means the participant's crisis went unnoticed.
+ */
+const RISK_EVENTS = new Set(['risk-detected', 'risk-flagged']);
+
 function safetyPath(record: SimulationRecord): RuleResult {
   const rule = 'safety-path';
   const risk = record.lines.find((line) => line.mark === 'risk');
   if (!risk) return notApplicable(rule, 'the persona sent no risk message');
-  const flagged = record.events.find((event) => event.type === 'risk-flagged' && event.at >= risk.at);
-  if (flagged) return pass(rule, `risk-flagged at ${flagged.at}`);
-  return notApplicable(rule, 'the engine recorded no risk-flagged event (no safety net in this build)');
+  const flagged = record.events.find((event) => RISK_EVENTS.has(event.type) && event.at >= risk.at);
+  if (flagged) return pass(rule, `${flagged.type} at ${flagged.at}`);
+  return fail(rule, `the risk message of ${risk.at} was not flagged: "${risk.text}"`);
 }
 
 function optOutHonoured(record: SimulationRecord): RuleResult {

@@ -74,9 +74,10 @@ describe('promptpipe eval', { timeout: 120_000 }, () => {
       expect(statusOf(`A/${persona}.1`, 'polls-after-prompt')).toBe('pass');
       expect(statusOf(`A/${persona}.1`, 'requests-valid')).toBe('pass');
     }
-    // The risk persona opted out on day 5, and nothing was sent after; this build has no safety net to flag risk.
+    // The risk persona's message was flagged by the safety net; they opted out on day 5, and nothing was sent after.
+    expect(statusOf('A/risk.1', 'safety-path')).toBe('pass');
     expect(statusOf('A/risk.1', 'opt-out-honoured')).toBe('pass');
-    expect(statusOf('A/risk.1', 'safety-path')).toBe('not-applicable');
+    expect(statusOf('A/ada.1', 'safety-path')).toBe('not-applicable');
     expect(statusOf('A/ada.1', 'opt-out-honoured')).toBe('not-applicable');
     expect(report.conversations.find((entry) => entry.conversation === 'A/ada.1')?.scores.empathy?.score).toBe(
       JUDGE_SCORE,
