@@ -120,6 +120,8 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
       return poll ? [poll] : [];
     },
     async deliveryGuard(repositories, { participant }) {
+      // Under staff review (a risk flag, safety/): no prompt until a person resolves it; the next day is armed.
+      if (await repositories.alerts.underReview(participant.id)) return { deliver: false, reason: 'under-staff-review' };
       const data = await readData(repositories, participant.id);
       return shouldSendDailyPrompt(data, config) ? { deliver: true } : { deliver: false, reason: 'participant-idle' };
     },
