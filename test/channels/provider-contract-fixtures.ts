@@ -7,7 +7,6 @@ import { createDeliveryReceipts } from '../../src/channels/delivery-receipts.ts'
 import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { withWindowResend } from '../../src/channels/outside-window/window-resend.ts';
 import { createTwilioChannel } from '../../src/channels/twilio/twilio-channel.ts';
-import { signTwilioRequest } from '../../src/channels/twilio/twilio-signature.ts';
 import { createTwilioRoutes } from '../../src/channels/twilio/twilio-webhook-route.ts';
 import { createWhatsAppCloudChannel } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
 import { signWhatsAppBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-signature.ts';
@@ -18,6 +17,7 @@ import type { Store } from '../../src/store/store.ts';
 import { createApiHarness } from '../support/api-harness.ts';
 import { startFakeTwilioApi } from '../support/fake-twilio-api.ts';
 import { startFakeWhatsAppCloudApi, whatsappWebhookBody } from '../support/fake-whatsapp-cloud-api.ts';
+import { signTwilioRequest } from '../support/twilio-signing.ts';
 import type { ChannelContractFixture } from './channel-contract.ts';
 
 const noMetrics = { recordDeliveryStatus: () => {} };

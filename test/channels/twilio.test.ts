@@ -2,11 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Channel, type OutboundMessage, PermanentDeliveryError } from '../../src/channels/channel.ts';
 import { createDeliveryReceipts } from '../../src/channels/delivery-receipts.ts';
 import { createTwilioChannel } from '../../src/channels/twilio/twilio-channel.ts';
-import { signTwilioRequest } from '../../src/channels/twilio/twilio-signature.ts';
 import { createTwilioRoutes } from '../../src/channels/twilio/twilio-webhook-route.ts';
 import { silentLog } from '../../src/observability/log.ts';
 import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
 import { type FakeTwilioApi, startFakeTwilioApi } from '../support/fake-twilio-api.ts';
+import { signTwilioRequest } from '../support/twilio-signing.ts';
 
 const ACCOUNT_SID = 'AC00000000000000000000000000000001';
 const AUTH_TOKEN = 'twilio-auth-token';

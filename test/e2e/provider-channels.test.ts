@@ -10,7 +10,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { signTwilioRequest } from '../../src/channels/twilio/twilio-signature.ts';
 import { signWhatsAppBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-signature.ts';
 import { type FakeTwilioApi, startFakeTwilioApi } from '../support/fake-twilio-api.ts';
 import {
@@ -29,6 +28,7 @@ import {
   waitFor,
 } from '../support/server-process.ts';
 import { COACH, createStudyCoach, SAID } from '../support/study-coach-script.ts';
+import { signTwilioRequest } from '../support/twilio-signing.ts';
 
 const ACCOUNT_SID = 'AC00000000000000000000000000000003';
 const AUTH_TOKEN = 'e2e-twilio-token';

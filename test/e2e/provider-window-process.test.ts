@@ -15,7 +15,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { signTwilioRequest } from '../../src/channels/twilio/twilio-signature.ts';
 import { signWhatsAppBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-signature.ts';
 import { type FakeTwilioApi, startFakeTwilioApi } from '../support/fake-twilio-api.ts';
 import {
@@ -26,6 +25,7 @@ import {
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 import { type ServerProcess, startServer, stopServer, waitFor } from '../support/server-process.ts';
 import { COACH, createStudyCoach, SAID } from '../support/study-coach-script.ts';
+import { signTwilioRequest } from '../support/twilio-signing.ts';
 
 const ACCOUNT_SID = 'AC00000000000000000000000000000004';
 const AUTH_TOKEN = 'e2e-window-twilio-token';

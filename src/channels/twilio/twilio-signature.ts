@@ -1,23 +1,24 @@
 /**
- * `X-Twilio-Signature`: checked with the official `twilio` package against the URL Twilio called, which is
- * `TWILIO_PUBLIC_URL` + the path (PromptPipe usually sits behind a proxy, so the request's own host is not it).
+ * `X-Twilio-Signature`: checked with the official `twilio` package's public `validateRequest` against the URL Twilio
+ * called, which is `TWILIO_PUBLIC_URL` + the path (PromptPipe usually sits behind a proxy, so the request's own host
+ * is not it).
+ *
+ * The package is imported when the Twilio routes are registered, so only a server with the twilio channel on loads
+ * it. Its entry point loads the REST client too (more memory than the webhook module alone, docs/benchmarks.md), but
+ * an internal path of a package may move in any release; its public API may not.
  */
-// Only the webhook half of the SDK: the package's entry point loads every REST API (about 30 MB of memory).
-import { getExpectedTwilioSignature, validateRequest } from 'twilio/lib/webhooks/webhooks.js';
 
 export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature';
 
-export function verifyTwilioSignature(
+/** Whether `header` is Twilio's signature of a request to `url` with these form `params`. */
+export type TwilioSignatureCheck = (
   authToken: string,
   url: string,
   params: Record<string, string>,
   header: string | undefined,
-): boolean {
-  if (!header) return false;
-  return validateRequest(authToken, header, url, params);
-}
+) => boolean;
 
-/** What Twilio would send (tests and the fake). */
-export function signTwilioRequest(authToken: string, url: string, params: Record<string, string>): string {
-  return getExpectedTwilioSignature(authToken, url, params);
+export async function loadTwilioSignatureCheck(): Promise<TwilioSignatureCheck> {
+  const { validateRequest } = (await import('twilio')).default;
+  return (authToken, url, params, header) => Boolean(header) && validateRequest(authToken, header ?? '', url, params);
 }

@@ -12,7 +12,7 @@ import type { DeliveryReceipts } from '../delivery-receipts.ts';
 import type { InboundService } from '../inbound-service.ts';
 import { TWILIO_STATUS_PATH } from './twilio-channel.ts';
 import { parseTwilioForm, parseTwilioMessage, parseTwilioStatus } from './twilio-payload.ts';
-import { TWILIO_SIGNATURE_HEADER, verifyTwilioSignature } from './twilio-signature.ts';
+import { loadTwilioSignatureCheck, TWILIO_SIGNATURE_HEADER } from './twilio-signature.ts';
 
 export const TWILIO_MESSAGES_PATH = '/channels/twilio/messages';
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
@@ -27,6 +27,7 @@ export function createTwilioRoutes(options: {
   const { inbound, receipts, authToken, log } = options;
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
   return async (app: FastifyInstance) => {
+    const verifyTwilioSignature = await loadTwilioSignatureCheck();
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
