@@ -107,6 +107,8 @@ import type { JobRunner } from './scheduling/job-runner.ts';
 import { createJobRunner } from './scheduling/job-runner-service.ts';
 import { createSharedManualClock } from './scheduling/shared-manual-clock.ts';
 import { registerTimers } from './scheduling/timers/index.ts';
+import { createAuditTrail } from './staff/audit-trail.ts';
+import { createStaffAccess } from './staff/staff-access.ts';
 import { createInProcessLock } from './store/participant-lock.ts';
 import type { ClusterCoordinator } from './store/postgres/postgres-coordinator.ts';
 import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
@@ -122,7 +124,6 @@ import { loadStudyDesign } from './trials/study-design-file.ts';
 import { createTrialService } from './trials/trial-service.ts';
 import { createChatRoutes } from './web/chat-routes.ts';
 import { createDashboardRoutes } from './web/dashboard-routes.ts';
-import { createDashboardSessions } from './web/dashboard-session.ts';
 import { createLiveTranscripts } from './web/live-transcript.ts';
 import { createWebChatLinks } from './web/web-chat-links.ts';
 
@@ -815,17 +816,25 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   whatsappWebChannel?.attachInbound(inbound);
   // One budget of wrong tokens per address for the API and the dashboard's sign-in: both take the API token.
   const authThrottle = createAuthThrottle(options.wallClock ? { now: options.wallClock } : {});
-  // The dashboard's sign-ins: its pages check them, and the API accepts them on the reads it marks (exports, stats).
-  const dashboardSessions = createDashboardSessions({
+  // Who is asking: staff sessions (the dashboard, and the reads marked `dashboardSession`), personal tokens, the API
+  // token. One for the API and the dashboard; the audit trail records what they do.
+  const staffAccess = createStaffAccess({
+    staff: store.staff,
     apiToken: config.api.token,
     idleTimeoutMs: config.dashboard.sessionIdleTimeoutMs,
     publicUrl: config.publicUrl,
     ...(options.wallClock ? { now: options.wallClock } : {}),
   });
+  const auditTrail = createAuditTrail({
+    audit: store.audit,
+    now: () => new Date((options.wallClock ?? Date.now)()),
+    log,
+  });
   const server = createApiServer({
     config,
     authThrottle,
-    dashboardSignedIn: (request) => dashboardSessions.current(request)?.signedIn === true,
+    access: staffAccess,
+    auditTrail,
     chatUrlFor,
     ...(telegramChannel
       ? {
@@ -908,7 +917,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // The dashboard always; the participant chat pages when the web-chat channel is on.
   void server.register(
     createDashboardRoutes({
-      sessions: dashboardSessions,
+      access: staffAccess,
+      auditTrail,
       authThrottle,
       exportPseudonymKeySet: config.research.exportPseudonymKey !== undefined,
       store,

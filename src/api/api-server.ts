@@ -6,12 +6,7 @@
  * (`error-handler.ts`), authentication (`auth.ts`), validation (`validation.ts`).
  */
 
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyPluginAsync,
-  type FastifyRequest,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Participant } from '../domain/participant.ts';
 import type { LlmHealth } from '../llm/circuit-breaker-llm.ts';
@@ -21,6 +16,9 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
+import { type AuditTrail, registerAuditTrail } from '../staff/audit-trail.ts';
+import { registerPseudonymisation } from '../staff/pseudonymise-hook.ts';
+import { createStaffAccess, type StaffAccess } from '../staff/staff-access.ts';
 import type { Store } from '../store/store.ts';
 import { registerAuth, warnIfUnprotected } from './auth.ts';
 import { type AuthThrottle, createAuthThrottle } from './auth-throttle.ts';
@@ -66,10 +64,12 @@ export interface ApiServerOptions {
   /** Wrong API tokens per client address; shared with the dashboard's sign-in. Default: one of this server's own. */
   authThrottle?: AuthThrottle;
   /**
-   * Whether a request carries a signed-in dashboard session: the reads marked `dashboardSession` (exports, stats)
-   * accept it instead of the API token (auth.ts).
+   * Who is asking (staff accounts, sessions, personal tokens); shared with the dashboard. Default: the API token
+   * alone, for a server built without the staff store.
    */
-  dashboardSignedIn?: ((request: FastifyRequest) => boolean) | undefined;
+  access?: StaffAccess;
+  /** The audit trail of staff actions; without it nothing is recorded (a server built for a test). */
+  auditTrail?: AuditTrail;
 }
 
 export function createApiServer(options: ApiServerOptions): FastifyInstance {
@@ -92,12 +92,16 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
 
   registerErrorHandling(app, log);
   registerShutdownRefusal(app);
-  if (options.store.durable) registerDurableResponses(app, options.store.durable);
   registerAuth(app, {
-    token: config.api.token,
+    access:
+      options.access ??
+      createStaffAccess({ staff: undefined, apiToken: config.api.token, idleTimeoutMs: 8 * 3_600_000 }),
     throttle: options.authThrottle ?? createAuthThrottle(),
-    dashboardSignedIn: options.dashboardSignedIn,
   });
+  registerPseudonymisation(app);
+  // Before the durable-response hook: an action's audit row commits with the sync that acknowledges it.
+  if (options.auditTrail) registerAuditTrail(app, options.auditTrail);
+  if (options.store.durable) registerDurableResponses(app, options.store.durable);
   app.addHook('onListen', async () => {
     warnIfUnprotected({ host: config.api.host, token: config.api.token, log });
   });

@@ -19,6 +19,7 @@ import { type ExportCommandOptions, runExport } from './export-command.ts';
 import { readImportFile, runImport } from './import-command.ts';
 import { type MigrateFromOriginalOptions, runMigrateFromOriginal } from './migrate-from-original-command.ts';
 import { callRunningServer, isStateDirInUse, type RunningServer, runningServer } from './running-server.ts';
+import { registerStaffCommands } from './staff-command.ts';
 import { registerWhatsAppCommands } from './whatsapp-commands.ts';
 
 /** Where the commands write; replaceable in tests. */
@@ -400,6 +401,10 @@ export function buildCli(io: CliIo = processIo): Command {
     });
 
   registerWhatsAppCommands(program, io);
+  registerStaffCommands(program, io, async () => {
+    const config = readConfig(io);
+    return openStore(config, commandLogger(config));
+  });
   registerEvalCommand(program, io);
   return program;
 }

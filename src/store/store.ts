@@ -19,6 +19,7 @@ import type { AllocationRepository } from './allocations.ts';
 import type { RosterRepository, StudyDayRepository } from './dashboard-reads.ts';
 import type { OriginalRecordRepository } from './original-records.ts';
 import type { AlertRepository } from './safety-records.ts';
+import type { AuditRepository, StaffRepository } from './staff-store.ts';
 
 export type {
   AdherencePage,
@@ -62,6 +63,10 @@ export interface StoreRepositories {
   /** A randomised trial's allocations and block states (`allocations.ts`). */
   readonly allocations: AllocationRepository;
   readonly telegram: TelegramRepository;
+  /** Staff accounts, their sessions and API tokens (`staff-store.ts`). */
+  readonly staff: StaffRepository;
+  /** The audit trail of what staff did: append-only. */
+  readonly audit: AuditRepository;
   /** Staff alerts, their deliveries, participants under staff review (`safety-records.ts`). */
   readonly alerts: AlertRepository;
 }

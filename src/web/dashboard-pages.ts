@@ -1,4 +1,5 @@
 /** The dashboard's pages, rendered on the server. Routes gather the data; these functions only lay it out. */
+import type { Permission } from '../api/permissions.ts';
 import type { Participant } from '../domain/participant.ts';
 import { IMPORT_COLUMNS } from '../research/import/import-input.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -13,6 +14,8 @@ export interface PageContext {
   /** The enabled channels, the default first. */
   channels: readonly string[];
   flash?: string;
+  /** Who is signed in: the navigation offers what they may open. Absent on pages built without a request. */
+  staff?: { label: string; permissions: ReadonlySet<Permission> };
 }
 
 export function csrfField(context: Pick<PageContext, 'csrfToken'>): SafeHtml {
@@ -21,7 +24,7 @@ export function csrfField(context: Pick<PageContext, 'csrfToken'>): SafeHtml {
 
 export function layout(title: string, context: PageContext | undefined, body: SafeHtml): string {
   const nav = context
-    ? html`<header class="top"><nav aria-label="Dashboard"><a href="/dashboard">Participants</a> <a href="/dashboard/enroll">Enroll</a> <a href="/dashboard/overview">Overview</a> <a href="/dashboard/adherence">Adherence</a> <a href="/dashboard/export">Export</a></nav>
+    ? html`<header class="top"><nav aria-label="Dashboard"><a href="/dashboard">Participants</a> <a href="/dashboard/enroll">Enroll</a> <a href="/dashboard/overview">Overview</a> <a href="/dashboard/adherence">Adherence</a> <a href="/dashboard/export">Export</a>${staffLinks(context)}</nav>
 ${clockPanel(context)}
 ${context.signedIn ? html`<form method="post" action="/dashboard/logout" class="inline sign-out">${csrfField(context)}<button type="submit">Sign out</button></form>` : ''}</header>`
     : '';
@@ -31,6 +34,11 @@ ${context.signedIn ? html`<form method="post" action="/dashboard/logout" class="
 <title>${title} · PromptPipe</title><link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>
 <body>${nav}<main id="main"><h1>${title}</h1>${context?.flash ? html`<p class="flash" role="status">${context.flash}</p>` : ''}${body}</main>
 <script src="/dashboard/assets/dashboard.js" defer></script></body></html>`.value;
+}
+
+/** The account pages (tokens; users and the audit trail for admins), one link so the header stays one line. */
+function staffLinks(context: PageContext): SafeHtml {
+  return context.staff && context.signedIn ? html` <a href="/dashboard/tokens">Staff</a>` : html``;
 }
 
 function clockPanel(context: PageContext): SafeHtml {

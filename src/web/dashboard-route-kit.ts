@@ -1,11 +1,21 @@
-/** What dashboard-routes.ts hands to the route files it registers: the session check and the page sender. */
+/** What dashboard-routes.ts hands to the route files it registers: route options, the page context and sender. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Permission } from '../api/permissions.ts';
 import type { PageContext } from './dashboard-pages.ts';
 
 export interface DashboardRouteKit {
-  /** Route options that exempt a dashboard route from the API's bearer token (the dashboard session checks instead). */
-  publicRoute: { config: { public: true } };
+  /** Route options naming the permission a dashboard route needs (the access hook enforces it, auth.ts). */
+  needs(permission: Permission): { config: { permission: Permission } };
+  /**
+   * A dashboard page that only reads: `needs('read')`. (The name is from before staff accounts, when the dashboard
+   * checked its session itself; kept for the page files written then.)
+   */
+  publicRoute: { config: { permission: Permission } };
   /** The page context, or undefined after redirecting to the sign-in form. */
   context(request: FastifyRequest, reply: FastifyReply, flash?: string): PageContext | undefined;
   sendPage(reply: FastifyReply, page: string, status?: number): FastifyReply;
+}
+
+export function routeNeeding(permission: Permission): { config: { permission: Permission } } {
+  return { config: { permission } };
 }

@@ -1,7 +1,8 @@
 /**
- * `/dashboard`: the study staff's pages and actions. Every route is `public` for the bearer-token hook and checks the
- * dashboard session instead (see dashboard-session.ts); every POST verifies the CSRF token and the Origin. Wrong
- * sign-in tokens count against the same per-address throttle as wrong API tokens.
+ * `/dashboard`: the study staff's pages and actions. Each route names the permission it needs; the access hook
+ * (src/api/auth.ts) resolves the signed-in staff member from the session cookie and refuses the rest, before any
+ * handler runs. Every POST verifies the CSRF token and the Origin. Sign-in, accounts, tokens and the audit trail are
+ * in staff-routes.ts and its siblings.
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthThrottle } from '../api/auth-throttle.ts';
@@ -11,12 +12,13 @@ import { readCsvImport } from '../research/import/import-input.ts';
 import { type ImportService, importSummary } from '../research/import/import-service.ts';
 import { type Clock, isManualClock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
+import type { AuditTrail } from '../staff/audit-trail.ts';
+import { isOpenActor, type StaffAccess } from '../staff/staff-access.ts';
 import type { Store } from '../store/store.ts';
 import { registerAdherenceRoutes } from './adherence-routes.ts';
 import { registerAssetRoutes } from './asset-routes.ts';
-import { enrollPage, layout, loginPage, type PageContext } from './dashboard-pages.ts';
-import type { DashboardRouteKit } from './dashboard-route-kit.ts';
-import type { DashboardSessions } from './dashboard-session.ts';
+import { enrollPage, layout, type PageContext } from './dashboard-pages.ts';
+import { type DashboardRouteKit, routeNeeding } from './dashboard-route-kit.ts';
 import { registerExportPageRoutes } from './export-page-routes.ts';
 import { html } from './html.ts';
 import type { LiveTranscripts } from './live-transcript.ts';
@@ -26,14 +28,16 @@ import { registerParticipantActionRoutes } from './participant-action-routes.ts'
 import type { TelegramLinksView } from './participant-routes.ts';
 import { registerParticipantPageRoutes } from './participant-routes.ts';
 import { registerRosterRoutes } from './roster-routes.ts';
+import { registerStaffRoutes } from './staff-routes.ts';
 import { dashboardEntry } from './transcript-view.ts';
 import type { WebChatLinks } from './web-chat-links.ts';
 import { FALLBACK_TIME_ZONE, participantTimeZone } from './zoned-time.ts';
 
 export interface DashboardOptions {
-  /** The sign-ins; the composition root shares them with the API, whose exports accept them (auth.ts). */
-  sessions: DashboardSessions;
-  /** Wrong sign-in tokens per client address; the API's bearer tokens count against the same one. */
+  /** Staff sessions and credentials; the composition root shares them with the API's access hook (auth.ts). */
+  access: StaffAccess;
+  auditTrail: AuditTrail;
+  /** Wrong sign-ins per client address; the API's bearer tokens count against the same one. */
   authThrottle: AuthThrottle;
   /** Whether `EXPORT_PSEUDONYM_KEY` is set: the export page offers pseudonymised files only then. */
   exportPseudonymKeySet: boolean;
@@ -60,7 +64,7 @@ function parseForm(body: string): Form {
 
 export function createDashboardRoutes(options: DashboardOptions): FastifyPluginAsync {
   const { store, participants, clock, runner } = options;
-  const { sessions } = options;
+  const { access } = options;
   let advancing: Promise<unknown> = Promise.resolve();
 
   return async (app) => {
@@ -69,18 +73,22 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
       done(null, parseForm(String(body))),
     );
-    const publicRoute = { config: { public: true as const } };
+    const readRoute = routeNeeding('read');
+    const writeRoute = routeNeeding('write');
 
     /** The page context, or undefined after redirecting to the sign-in form. */
     function context(request: FastifyRequest, reply: FastifyReply, flash?: string): PageContext | undefined {
-      const session = sessions.protected ? sessions.current(request) : sessions.ensureOpen(request, reply);
-      if (!session) {
+      // The access hook has resolved the actor (and opened an open dashboard's session) before any handler.
+      const actor = request.staffActor;
+      const session = actor?.session;
+      if (!actor || !session) {
         void reply.redirect('/dashboard/login', 303);
         return undefined;
       }
       return {
         csrfToken: session.csrfToken,
-        signedIn: sessions.protected,
+        signedIn: !isOpenActor(actor),
+        staff: { label: actor.label, permissions: actor.permissions },
         clock: { now: clock.now(), manual: isManualClock(clock) },
         channels: options.channelNames,
         ...(flash ? { flash } : {}),
@@ -100,7 +108,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       return async (request: FastifyRequest, reply: FastifyReply) => {
         const form = (request.body ?? {}) as Form;
         const csrf = form._csrf ?? (request.headers['x-csrf-token'] as string | undefined);
-        if (!sessions.verifyStateChange(request, csrf)) {
+        if (!access.verifyStateChange(request, csrf)) {
           return sendPage(
             reply,
             layout(
@@ -130,50 +138,18 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       };
     }
 
-    const kit: DashboardRouteKit = { publicRoute, context, sendPage };
+    const kit: DashboardRouteKit = { needs: routeNeeding, publicRoute: readRoute, context, sendPage };
 
     registerAssetRoutes(app);
 
-    app.get('/dashboard/login', publicRoute, async (_request, reply) => {
-      if (!sessions.protected) return reply.redirect('/dashboard', 303);
-      return sendPage(reply, loginPage({}));
-    });
-    app.post('/dashboard/login', publicRoute, async (request, reply) => {
-      const form = (request.body ?? {}) as Form;
-      if (!sessions.protected) return reply.redirect('/dashboard', 303);
-      const retryAfter = options.authThrottle.retryAfterSeconds(request.ip);
-      if (retryAfter > 0) {
-        reply.header('retry-after', String(retryAfter));
-        return sendPage(reply, loginPage({ error: `Too many wrong tokens: try again in ${retryAfter} s.` }), 429);
-      }
-      if (sessions.signIn(form.token ?? '', request, reply)) return reply.redirect('/dashboard', 303);
-      options.authThrottle.recordFailure(request.ip);
-      return sendPage(
-        reply,
-        loginPage({ error: 'Wrong token: the dashboard accepts the API token (PROMPTPIPE_API_TOKEN).' }),
-        401,
-      );
-    });
-    app.post(
-      '/dashboard/logout',
-      publicRoute,
-      action(async () => '/dashboard/login'),
-    );
-    app.addHook('onSend', async (request, reply, payload) => {
-      if (request.url === '/dashboard/logout' && reply.statusCode === 303) {
-        const ended = sessions.signOut(request, reply);
-        if (ended !== undefined) live.end(ended);
-      }
-      return payload;
-    });
+    registerStaffRoutes(app, options, kit, action, live);
 
     registerRosterRoutes(app, options, kit);
 
     registerParticipantPageRoutes(app, options, kit);
 
-    app.get('/dashboard/participants/:id/live', publicRoute, async (request, reply) => {
-      const session = sessions.current(request);
-      if (sessions.protected && !session) return reply.code(401).send();
+    app.get('/dashboard/participants/:id/live', readRoute, async (request, reply) => {
+      const session = request.staffActor?.session;
       const { id } = request.params as { id: string };
       const after = Number((request.query as { after?: string }).after ?? 0) || 0;
       // The page's zone, once per stream: the entries it appends must read like the ones already shown.
@@ -186,10 +162,10 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
         },
       );
       // An open dashboard has no sign-out; its streams end with the server.
-      const sessionId = session?.id ?? '';
+      const sessionId = session?.idHash ?? '';
       live.stream(reply, {
         key: sessionId,
-        stillAllowed: () => !sessions.protected || sessions.isValid(sessionId),
+        stillAllowed: () => access.sessionStillValid(sessionId),
         afterId: after,
         list: async (afterId) =>
           (await store.transcript.list(id, { limit: 200 })).filter((entry) => entry.id > afterId),
@@ -199,14 +175,14 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
 
     registerParticipantActionRoutes(app, options, kit, action);
 
-    app.get('/dashboard/enroll', publicRoute, async (request, reply) => {
+    app.get('/dashboard/enroll', writeRoute, async (request, reply) => {
       const page = context(request, reply);
       if (!page) return reply;
       return sendPage(reply, enrollPage(page));
     });
     app.post(
       '/dashboard/enroll',
-      publicRoute,
+      writeRoute,
       action(async (form) => {
         const participant = await participants.enroll(
           {
@@ -224,7 +200,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
     );
     app.post(
       '/dashboard/enroll/csv',
-      publicRoute,
+      writeRoute,
       action(async (form) => {
         const text = form.csv ?? '';
         if (!text.trim()) throw new AppError('invalid_input', 'choose a CSV file or paste its text first');
@@ -248,7 +224,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
 
     app.post(
       '/dashboard/clock',
-      publicRoute,
+      writeRoute,
       action(async (form, request) => {
         if (!isManualClock(clock) || !runner)
           throw new AppError('conflict', 'the clock is not manual (PROMPTPIPE_CLOCK=manual)');

@@ -25,7 +25,8 @@ export function readExportChoice(
   const show = query.show !== undefined;
   const tables = show
     ? many(query.table).filter((name): name is ExportTableName => (EXPORT_TABLES as readonly string[]).includes(name))
-    : [...EXPORT_TABLES];
+    : // The audit trail is not study data (and is for admins): chosen, never preselected.
+      EXPORT_TABLES.filter((name) => name !== 'audit');
   const format = (EXPORT_FORMATS as readonly string[]).includes(String(query.format))
     ? (query.format as ExportFormat)
     : 'csv';
@@ -59,7 +60,7 @@ export function registerExportPageRoutes(
   options: { store: Store; exportPseudonymKeySet: boolean },
   kit: DashboardRouteKit,
 ): void {
-  app.get('/dashboard/export', kit.publicRoute, async (request, reply) => {
+  app.get('/dashboard/export', kit.needs('export'), async (request, reply) => {
     const page = kit.context(request, reply);
     if (!page) return reply;
     const participants = await options.store.participants.list();

@@ -26,7 +26,7 @@ export function registerParticipantActionRoutes(
   const { store, participants } = options;
   app.post(
     '/dashboard/participants/:id/message',
-    kit.publicRoute,
+    kit.needs('message'),
     action(async (form, request) => {
       const { id } = request.params as { id: string };
       if (!form.text?.trim()) throw new AppError('invalid_input', 'the message is empty');
@@ -36,7 +36,7 @@ export function registerParticipantActionRoutes(
   );
   app.post(
     '/dashboard/participants/:id/transition',
-    kit.publicRoute,
+    kit.needs('write'),
     action(async (form, request) => {
       const { id } = request.params as { id: string };
       const target =
@@ -52,7 +52,7 @@ export function registerParticipantActionRoutes(
   );
   app.post(
     '/dashboard/participants/:id/status',
-    kit.publicRoute,
+    kit.needs('write'),
     action(async (form, request) => {
       const { id } = request.params as { id: string };
       const status = form.status as ParticipantStatus;
@@ -63,7 +63,7 @@ export function registerParticipantActionRoutes(
   );
   app.post(
     '/dashboard/participants/:id/chat-link',
-    kit.publicRoute,
+    kit.needs('write'),
     action(async (_form, request) => {
       const { id } = request.params as { id: string };
       await participants.get(id);
@@ -72,7 +72,7 @@ export function registerParticipantActionRoutes(
       return `/dashboard/participants/${id}?done=New+chat+link+issued;+the+old+one+no+longer+works`;
     }),
   );
-  app.get('/dashboard/participants/:id/delete', kit.publicRoute, async (request, reply) => {
+  app.get('/dashboard/participants/:id/delete', kit.needs('write'), async (request, reply) => {
     const page = kit.context(request, reply);
     if (!page) return reply;
     const { id } = request.params as { id: string };
@@ -82,7 +82,7 @@ export function registerParticipantActionRoutes(
   });
   app.post(
     '/dashboard/participants/:id/delete',
-    kit.publicRoute,
+    kit.needs('write'),
     action(async (form, request) => {
       const { id } = request.params as { id: string };
       // Revokes the participant's chat link too (participant-service.ts), as every way of deleting does.

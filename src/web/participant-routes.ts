@@ -29,7 +29,7 @@ export function registerParticipantPageRoutes(
   kit: DashboardRouteKit,
 ): void {
   const { store, participants } = options;
-  app.get('/dashboard/participants/:id', kit.publicRoute, async (request, reply) => {
+  app.get('/dashboard/participants/:id', kit.needs('read'), async (request, reply) => {
     const page = kit.context(request, reply, (request.query as { done?: string }).done);
     if (!page) return reply;
     const { id } = request.params as { id: string };

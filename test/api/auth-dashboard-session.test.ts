@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerAuth } from '../../src/api/auth.ts';
 import { createAuthThrottle } from '../../src/api/auth-throttle.ts';
+import { API_TOKEN_ACTOR, createStaffAccess } from '../../src/staff/staff-access.ts';
 
 const TOKEN = 'session-rule-token';
 let app: FastifyInstance | undefined;
@@ -15,20 +16,24 @@ afterEach(async () => {
   app = undefined;
 });
 
-/** "Signed in" is a header here: what matters is the rule, not how sessions are kept (dashboard-session.ts). */
+/** "Signed in" is a header here: what matters is the rule, not how sessions are kept (staff-access.ts). */
 const signedIn = (request: FastifyRequest) => request.headers['x-test-session'] === 'signed-in';
 
 function server(): FastifyInstance {
   const instance = Fastify();
-  registerAuth(instance, { token: TOKEN, throttle: createAuthThrottle(), dashboardSignedIn: signedIn });
+  const access = {
+    ...createStaffAccess({ staff: undefined, apiToken: TOKEN, idleTimeoutMs: 60_000 }),
+    fromSession: async (request: FastifyRequest) => (signedIn(request) ? API_TOKEN_ACTOR : undefined),
+  };
+  registerAuth(instance, { access, throttle: createAuthThrottle() });
   return instance;
 }
 
 describe('dashboardSession routes', () => {
   it('accept a signed-in session or the token on a marked read, and only the token elsewhere', async () => {
     app = server();
-    app.get('/marked', { config: { dashboardSession: true } }, async () => 'data');
-    app.get('/unmarked', async () => 'data');
+    app.get('/marked', { config: { dashboardSession: true, permission: 'read' } }, async () => 'data');
+    app.get('/unmarked', { config: { permission: 'read' } }, async () => 'data');
     const call = (url: string, headers: Record<string, string>, method: 'GET' | 'HEAD' = 'GET') =>
       (app as FastifyInstance).inject({ method, url, headers }).then((response) => response.statusCode);
 
@@ -43,14 +48,14 @@ describe('dashboardSession routes', () => {
 
   it('refuses to mark a state-changing route', async () => {
     app = server();
-    expect(() => app?.post('/write', { config: { dashboardSession: true } }, async () => 'written')).toThrow(
-      'POST /write: only GET and HEAD routes may accept the dashboard session',
-    );
+    expect(() =>
+      app?.post('/write', { config: { dashboardSession: true, permission: 'write' } }, async () => 'written'),
+    ).toThrow('POST /write: only GET and HEAD routes may accept the dashboard session');
     expect(() =>
       app?.route({
         method: ['GET', 'DELETE'],
         url: '/mixed',
-        config: { dashboardSession: true },
+        config: { dashboardSession: true, permission: 'write' },
         handler: async () => 'gone',
       }),
     ).toThrow('DELETE /mixed');

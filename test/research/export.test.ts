@@ -40,7 +40,15 @@ describe('export of a generated three-day study', () => {
       exportedAt: new Date('2026-03-06T00:00:00Z'),
     });
     expect(readdirSync(out).sort()).toEqual(
-      ['codebook.md', 'daily_outcomes.csv', 'events.csv', 'jobs.csv', 'messages.csv', 'participants.csv'].sort(),
+      [
+        'audit.csv',
+        'codebook.md',
+        'daily_outcomes.csv',
+        'events.csv',
+        'jobs.csv',
+        'messages.csv',
+        'participants.csv',
+      ].sort(),
     );
     expect(result.files.map((file) => file.file)).toContain('codebook.md');
     const codebook = readFileSync(join(out, 'codebook.md'), 'utf8');

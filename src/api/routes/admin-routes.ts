@@ -20,11 +20,13 @@ export function registerAdminRoutes(
   const { clock, runner } = options;
   const manual = isManualClock(clock);
 
-  app.get(CLOCK_PATH, async () => ok({ now: clock.now().toISOString(), mode: manual ? 'manual' : 'system' }));
+  app.get(CLOCK_PATH, { config: { permission: 'read' } }, async () =>
+    ok({ now: clock.now().toISOString(), mode: manual ? 'manual' : 'system' }),
+  );
 
   // Serialised: two overlapping advances would each run "everything due" and race on the same jobs.
   let advancing: Promise<unknown> = Promise.resolve();
-  app.post(CLOCK_PATH, async (request) => {
+  app.post(CLOCK_PATH, { config: { permission: 'write' } }, async (request) => {
     if (!manual || !runner) {
       throw new AppError('conflict', 'the clock is not manual: start the server with PROMPTPIPE_CLOCK=manual');
     }

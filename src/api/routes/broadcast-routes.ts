@@ -32,7 +32,7 @@ export function registerBroadcastRoutes(
 ): void {
   const { broadcasts, ratePerMinute } = options;
 
-  app.post(BROADCASTS_PATH, async (request, reply) => {
+  app.post(BROADCASTS_PATH, { config: { permission: 'message' } }, async (request, reply) => {
     const body = parseInput(broadcastBodySchema, request.body, 'request body');
     const created = await broadcasts.create({
       text: body.text,
@@ -60,7 +60,7 @@ export function registerBroadcastRoutes(
     );
   });
 
-  app.get(`${BROADCASTS_PATH}/:id`, async (request) => {
+  app.get(`${BROADCASTS_PATH}/:id`, { config: { permission: 'read' } }, async (request) => {
     const id = String((request.params as { id: string }).id);
     return ok(progressJson(await broadcasts.progress(id), ratePerMinute));
   });

@@ -67,7 +67,7 @@ export function registerImportRoutes(
     // type, or none (`rowsOf` decides), and text/plain instead of Fastify's own string parser.
     scope.removeContentTypeParser('text/plain');
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    scope.post(IMPORT_PATH, async (request, reply) => {
+    scope.post(IMPORT_PATH, { config: { permission: 'write' } }, async (request, reply) => {
       const query = parseInput(importQuerySchema, request.query, 'query');
       const rows = rowsOf(request);
       const outcome = await options.imports.run(rows, {

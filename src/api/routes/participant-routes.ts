@@ -55,7 +55,7 @@ export function registerParticipantRoutes(
   };
   const idOf = (params: unknown): string => parseInput(participantIdParamsSchema, params, 'path').id;
 
-  app.post(PARTICIPANTS_PATH, async (request, reply) => {
+  app.post(PARTICIPANTS_PATH, { config: { permission: 'write' } }, async (request, reply) => {
     const body = parseInput(enrollmentBodySchema, request.body, 'request body');
     const { phone_number: phoneNumber, ...details } = body;
     const participant = await participants.enroll({ phoneNumber, ...defined(details) }, { source: 'api' });
@@ -65,7 +65,7 @@ export function registerParticipantRoutes(
     return reply.code(201).send(ok(enrolled, 'Conversation participant enrolled successfully'));
   });
 
-  app.get(PARTICIPANTS_PATH, async (request) => {
+  app.get(PARTICIPANTS_PATH, { config: { permission: 'read' } }, async (request) => {
     const query = parseInput(listQuerySchema, request.query, 'query');
     const list = await participants.list(query.status ? { status: query.status } : {});
     // One at a time: a web-chat participant without a link yet gets one issued (a write).
@@ -74,11 +74,11 @@ export function registerParticipantRoutes(
     return ok(listed);
   });
 
-  app.get(`${PARTICIPANTS_PATH}/:id`, async (request) =>
+  app.get(`${PARTICIPANTS_PATH}/:id`, { config: { permission: 'read' } }, async (request) =>
     ok(await withChatUrl(await participants.get(idOf(request.params)))),
   );
 
-  app.put(`${PARTICIPANTS_PATH}/:id`, async (request) => {
+  app.put(`${PARTICIPANTS_PATH}/:id`, { config: { permission: 'write' } }, async (request) => {
     const id = idOf(request.params);
     const body = parseInput(updateBodySchema, request.body, 'request body');
     const { status, ...details } = body;
@@ -89,7 +89,7 @@ export function registerParticipantRoutes(
     return ok(await withChatUrl(updated), 'Participant updated');
   });
 
-  app.delete(`${PARTICIPANTS_PATH}/:id`, async (request) => {
+  app.delete(`${PARTICIPANTS_PATH}/:id`, { config: { permission: 'write' } }, async (request) => {
     const id = idOf(request.params);
     const query = parseInput(deleteQuerySchema, request.query, 'query');
     const purge = query.purge === 'true' || query.purge === '1';
@@ -100,7 +100,7 @@ export function registerParticipantRoutes(
     );
   });
 
-  app.get(`${PARTICIPANTS_PATH}/:id/history`, async (request) => {
+  app.get(`${PARTICIPANTS_PATH}/:id/history`, { config: { permission: 'read' } }, async (request) => {
     const id = idOf(request.params);
     const query = parseInput(historyQuerySchema, request.query, 'query');
     const entries = await participants.history(id, defined(query));
@@ -108,11 +108,11 @@ export function registerParticipantRoutes(
     return ok(entries.map((entry) => historyEntryJson(entry, calls)));
   });
 
-  app.get(`${PARTICIPANTS_PATH}/:id/state`, async (request) =>
+  app.get(`${PARTICIPANTS_PATH}/:id/state`, { config: { permission: 'read' } }, async (request) =>
     ok(stateJson(await participants.state(idOf(request.params)))),
   );
 
-  app.post(`${PARTICIPANTS_PATH}/:id/transition`, async (request) => {
+  app.post(`${PARTICIPANTS_PATH}/:id/transition`, { config: { permission: 'write' } }, async (request) => {
     const id = idOf(request.params);
     const body = parseInput(transitionBodySchema, request.body, 'request body');
     const outcome = await participants.transition(id, {
@@ -125,7 +125,7 @@ export function registerParticipantRoutes(
     );
   });
 
-  app.post(`${PARTICIPANTS_PATH}/:id/messages`, async (request, reply) => {
+  app.post(`${PARTICIPANTS_PATH}/:id/messages`, { config: { permission: 'message' } }, async (request, reply) => {
     const id = idOf(request.params);
     const body = parseInput(organiserMessageBodySchema, request.body, 'request body');
     const sent = await participants.sendOrganiserMessage(id, body.text);

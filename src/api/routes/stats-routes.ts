@@ -27,7 +27,7 @@ function parseBound(value: string | undefined, name: string, endOfDay: boolean):
 }
 
 export function registerStatsRoutes(app: FastifyInstance, options: { store: Store }): void {
-  app.get('/stats', { config: { dashboardSession: true } }, async (request) => {
+  app.get('/stats', { config: { dashboardSession: true, permission: 'export' } }, async (request) => {
     const query = parseInput(statsQuerySchema, request.query, 'query');
     const from = parseBound(query.from, 'from', false);
     const to = parseBound(query.to, 'to', true);

@@ -55,14 +55,14 @@ export function registerSystemRoutes(
     }
   });
 
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', { config: { permission: 'read' } }, async (_request, reply) => {
     const text = await metrics.registry.metrics();
     return reply.type(metrics.registry.contentType).send(text);
   });
 
   // Built once: the document does not change while the process runs.
   let document: Record<string, unknown> | undefined;
-  app.get('/openapi.json', async () => {
+  app.get('/openapi.json', { config: { permission: 'read' } }, async () => {
     document ??= buildOpenApiDocument({ version: options.version });
     return document;
   });

@@ -17,21 +17,25 @@ export function createTelegramLinkRoutes(options: {
   isLinked: (participantId: string) => Promise<boolean>;
 }): FastifyPluginAsync {
   return async (app: FastifyInstance) => {
-    app.post('/conversation/participants/:id/telegram-link', async (request, reply) => {
-      const { id } = parseInput(participantIdParamsSchema, request.params, 'path');
-      const participant = await options.participants.get(id);
-      if (participant.channel !== TELEGRAM_CHANNEL) {
-        throw new AppError(
-          'invalid_input',
-          `participant ${id} is on the ${participant.channel || 'default'} channel, not telegram`,
-        );
-      }
-      const link = await options.linkFor(id);
-      return reply
-        .code(201)
-        .send(
-          ok({ participant_id: id, telegram_link: link, linked: await options.isLinked(id) }, 'Telegram link issued'),
-        );
-    });
+    app.post(
+      '/conversation/participants/:id/telegram-link',
+      { config: { permission: 'write' } },
+      async (request, reply) => {
+        const { id } = parseInput(participantIdParamsSchema, request.params, 'path');
+        const participant = await options.participants.get(id);
+        if (participant.channel !== TELEGRAM_CHANNEL) {
+          throw new AppError(
+            'invalid_input',
+            `participant ${id} is on the ${participant.channel || 'default'} channel, not telegram`,
+          );
+        }
+        const link = await options.linkFor(id);
+        return reply
+          .code(201)
+          .send(
+            ok({ participant_id: id, telegram_link: link, linked: await options.isLinked(id) }, 'Telegram link issued'),
+          );
+      },
+    );
   };
 }

@@ -1,4 +1,5 @@
 import type { ExportTable, ExportTableName } from './export-types.ts';
+import { auditTable } from './tables/audit-table.ts';
 import { dailyOutcomesTable } from './tables/daily-outcomes-table.ts';
 import { eventsTable } from './tables/events-table.ts';
 import { jobsTable } from './tables/jobs-table.ts';
@@ -12,6 +13,7 @@ export const exportTables: readonly ExportTable[] = [
   eventsTable,
   jobsTable,
   dailyOutcomesTable,
+  auditTable,
 ];
 
 export function exportTable(name: ExportTableName): ExportTable {

@@ -8,6 +8,7 @@
  */
 import type { ColumnType, Generated } from 'kysely';
 import type { AlertDeliveriesTable, AlertsTable, SafetyReviewsTable } from './safety-tables.ts';
+import type { StaffTables } from './staff-tables.ts';
 import type { TrialTables } from './trial-tables.ts';
 
 /** Selected as `Date` (PostgreSQL) or ISO-8601 text (SQLite); written as ISO-8601 text. */
@@ -181,7 +182,7 @@ export interface WhatsAppMessagesTable {
   created_at: TimestampColumn;
 }
 
-export interface Database extends TrialTables {
+export interface Database extends StaffTables, TrialTables {
   participants: ParticipantsTable;
   flow_states: FlowStatesTable;
   conversation_messages: ConversationMessagesTable;

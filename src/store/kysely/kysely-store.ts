@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { Store, StoreRepositories } from '../store.ts';
-import { createAllocationRepository } from './allocation-repository.ts';
 import { createAlertRepository } from './alert-repository.ts';
+import { createAllocationRepository } from './allocation-repository.ts';
+import { createAuditRepository } from './audit-repository.ts';
 import { createBroadcastRepository } from './broadcast-repository.ts';
 import { createConversationHistoryRepository } from './conversation-history-repository.ts';
 import type { Database } from './database.ts';
@@ -17,6 +18,7 @@ import { createOriginalRecordRepository } from './original-records-repository.ts
 import { createParticipantRepository } from './participant-repository.ts';
 import { createResearchReadRepository } from './research-read-repository.ts';
 import { createRosterRepository } from './roster-repository.ts';
+import { createStaffRepository } from './staff-repository.ts';
 import type { StoreDialect } from './store-dialect.ts';
 import { createStudyDayRepository } from './study-day-repository.ts';
 import { createTelegramRepository } from './telegram-repository.ts';
@@ -51,6 +53,8 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect, 
     originalRecords: createOriginalRecordRepository(db),
     allocations: createAllocationRepository(db, dialect),
     telegram: createTelegramRepository(db),
+    staff: createStaffRepository(db),
+    audit: createAuditRepository(db),
     alerts: createAlertRepository(db),
   };
 }

@@ -20,6 +20,7 @@ import * as telegram from './019-telegram.ts';
 import * as jobHolds from './020-job-holds.ts';
 import * as originalRecords from './021-original-records.ts';
 import * as studyDaySummary from './022-study-day-summary.ts';
+import * as staffAccounts from './030-staff-accounts.ts';
 import * as trialAllocations from './040-trial-allocations.ts';
 import * as safetyAlerts from './050-safety-alerts.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
@@ -49,6 +50,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '019-telegram': { up: (db) => telegram.up(db, dialect) },
     '020-job-holds': { up: (db) => jobHolds.up(db) },
     '021-original-records': { up: (db) => originalRecords.up(db, dialect) },
+    '030-staff-accounts': { up: (db) => staffAccounts.up(db, dialect) },
     '050-safety-alerts': { up: (db) => safetyAlerts.up(db, dialect) },
     '022-study-day-summary': { up: (db) => studyDaySummary.up(db, dialect) },
     '040-trial-allocations': { up: (db) => trialAllocations.up(db, dialect) },

@@ -64,7 +64,7 @@ function setFields(schedule: OriginalScheduleInput): OriginalSchedule {
 export function registerPromptRoutes(app: FastifyInstance, options: PromptRouteOptions): void {
   const { store, sender, clock } = options;
 
-  app.post('/send', async (request) => {
+  app.post('/send', { config: { permission: 'message' } }, async (request) => {
     const { to, content } = checkedPrompt(request.body, options.defaultCountry);
     const known = await store.participants.getByPhone(to);
     const made = await sender.make(content, known?.id);
@@ -73,7 +73,7 @@ export function registerPromptRoutes(app: FastifyInstance, options: PromptRouteO
     return ok({ participant_id: participant.id, outbound_id: sent.id }, 'Message sent successfully');
   });
 
-  app.post('/schedule', async (request, reply) => {
+  app.post('/schedule', { config: { permission: 'message' } }, async (request, reply) => {
     const { prompt, to, content } = checkedPrompt(request.body, options.defaultCountry);
     if (content.type === OriginalPromptType.GENAI && !options.llmConfigured) {
       throw new AppError('invalid_input', 'GenAI client not configured: set OPENAI_API_KEY or OPENAI_BASE_URL');

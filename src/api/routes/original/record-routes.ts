@@ -69,13 +69,13 @@ export function registerRecordRoutes(app: FastifyInstance, options: RecordRouteO
     return filter;
   }
 
-  app.get('/receipts', async (request) => {
+  app.get('/receipts', { config: { permission: 'read' } }, async (request) => {
     const query = parseInput(receiptsQuerySchema, request.query, 'query');
     const receipts = await store.originalRecords.receipts(filterOf(query, query.to, 'to'));
     return ok(receipts.map(receiptJson));
   });
 
-  app.post('/response', async (request, reply) => {
+  app.post('/response', { config: { permission: 'write' } }, async (request, reply) => {
     const body = parseInput(responseBodySchema, request.body ?? {}, 'request body');
     if (!body.from?.trim()) throw new AppError('invalid_input', 'from is required: the sender phone number');
     const sender = toE164(body.from, defaultCountry, 'from');
@@ -91,7 +91,7 @@ export function registerRecordRoutes(app: FastifyInstance, options: RecordRouteO
     return reply.code(201).send(ok(undefined, 'Response recorded successfully'));
   });
 
-  app.get('/responses', async (request) => {
+  app.get('/responses', { config: { permission: 'read' } }, async (request) => {
     const query = parseInput(responsesQuerySchema, request.query, 'query');
     const responses = await store.originalRecords.responses(filterOf(query, query.from, 'from'));
     return ok(responses.map(responseJson));

@@ -13,14 +13,16 @@ const timerParamsSchema = z.object({ id: z.string().min(1).max(200) });
 export function registerTimerRoutes(app: FastifyInstance, options: { timers: OriginalTimers }): void {
   const { timers } = options;
 
-  app.get('/timers', async () => {
+  app.get('/timers', { config: { permission: 'read' } }, async () => {
     const list = await timers.list();
     return { timers: list, count: list.length };
   });
 
-  app.get('/timers/:id', async (request) => timers.get(parseInput(timerParamsSchema, request.params, 'path').id));
+  app.get('/timers/:id', { config: { permission: 'read' } }, async (request) =>
+    timers.get(parseInput(timerParamsSchema, request.params, 'path').id),
+  );
 
-  app.delete('/timers/:id', async (request) => {
+  app.delete('/timers/:id', { config: { permission: 'write' } }, async (request) => {
     const { id } = parseInput(timerParamsSchema, request.params, 'path');
     await timers.cancel(id);
     return { message: 'Timer cancelled successfully', timerID: id, canceled: true };
