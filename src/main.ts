@@ -120,6 +120,7 @@ import { createSaveUserProfileTool } from './tools/save-user-profile-tool.ts';
 import { createSchedulerTool } from './tools/scheduler-tool.ts';
 import { createToolRegistry } from './tools/tool-registry.ts';
 import { createTransitionStateTool } from './tools/transition-state-tool.ts';
+import { createArmSettings } from './trials/arm-settings.ts';
 import { loadStudyDesign } from './trials/study-design-file.ts';
 import { createTrialService } from './trials/trial-service.ts';
 import { createChatRoutes } from './web/chat-routes.ts';
@@ -565,11 +566,24 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     languagePrompts: languagePrompts.promptGenerator,
     defaultLanguage: config.language.defaultLanguage,
   });
-  const timers = registerTimers({ runner, store, clock, newId, messenger, config: config.scheduling, log, messages });
+  // What an arm changes (static or no daily prompt, timers switched off) goes through the ports the engine already has.
+  const armSettings = study ? createArmSettings({ study, store, clock }) : undefined;
+  const habitPrompts = armSettings ? armSettings.promptGenerator(generator) : generator;
+  const timers = registerTimers({
+    runner,
+    store,
+    clock,
+    newId,
+    messenger,
+    config: config.scheduling,
+    log,
+    messages,
+    ...(armSettings ? { features: armSettings.timerFeatures } : {}),
+  });
   const registry = createToolRegistry([
     createSaveUserProfileTool({ store, clock }),
     createFlagForStaffTool({ store, alerts: safety.alerts, review: config.safety.review }),
-    createGenerateHabitPromptTool({ store, clock, generator, hooks: timers.turnHooks }),
+    createGenerateHabitPromptTool({ store, clock, generator: habitPrompts, hooks: timers.turnHooks }),
     createTransitionStateTool({ store, clock, delayedTransitions: timers.delayedTransitions }),
     createSchedulerTool({
       store,
@@ -611,7 +625,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       store,
       clock,
       messenger,
-      promptGenerator: generator,
+      promptGenerator: habitPrompts,
       newId,
       config: {
         prepTimeMinutes: config.scheduling.prepTimeMinutes,
@@ -619,7 +633,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       },
       log,
       afterPromptSent: timers.afterPromptSent,
-      deliveryGuard: timers.deliveryGuard,
+      deliveryGuard: armSettings ? armSettings.deliveryGuard(timers.deliveryGuard) : timers.deliveryGuard,
       onJobEnqueued: notifyRunner,
       messages,
     }),

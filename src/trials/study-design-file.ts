@@ -64,6 +64,18 @@ export function parseStudyDesign(text: string, source: string): StudyInForce {
       details: parsed.error.issues,
     });
   }
+  if (parsed.data.decision_points.length > 0) {
+    // Validated above so a design can be prepared, but refused: a trial must not believe it randomises what is not run.
+    const line = lineOf(
+      isNode(document.get('decision_points', true))
+        ? (document.get('decision_points', true) as { range?: [number] }).range?.[0]
+        : undefined,
+    );
+    throw new AppError(
+      'invalid_input',
+      `${source}${line ? ` line ${line}` : ''} (decision_points): micro-randomised decision points are not run by this version yet`,
+    );
+  }
   return { design: parsed.data, hash: designHash(parsed.data) };
 }
 

@@ -37,9 +37,11 @@ const dailyPromptSchema = z.discriminatedUnion('mode', [
   z.strictObject({ mode: z.literal('none') }),
 ]);
 
-/** The conversation features an arm may switch off (all on by default, as without a design). */
+/**
+ * The timers an arm may switch off (all on by default, as without a design). Tone adaptation and per-arm prompt
+ * directories are not offered yet: the schema is strict, so a design asking for them is refused, not half-obeyed.
+ */
 const featuresSchema = z.strictObject({
-  tone_adaptation: z.boolean().default(true),
   reminders: z.boolean().default(true),
   auto_feedback: z.boolean().default(true),
   intensity_poll: z.boolean().default(true),
@@ -50,11 +52,8 @@ const armSchema = z.strictObject({
   id: identifier,
   label: nonEmptyText,
   weight: z.number().int('must be a whole number').positive('must be positive').default(1),
-  /** A directory of prompt files that override the defaults for this arm (same names, per language as today). */
-  prompt_dir: nonEmptyText.optional(),
   daily_prompt: dailyPromptSchema.default({ mode: 'personalised' }),
   features: featuresSchema.default({
-    tone_adaptation: true,
     reminders: true,
     auto_feedback: true,
     intensity_poll: true,

@@ -103,3 +103,25 @@ decision_points:
     expect(problem).toMatch(/line 9 \(decision_points\.0\.probabilities\.by_arm\.a\): must give a probability/);
   });
 });
+
+describe('what this version does not run', () => {
+  it('refuses decision points rather than pretend to randomise them, naming the line', () => {
+    const text = `study: { id: s1, seed: "0123456789" }
+arms: [{ id: a, label: A }]
+decision_points:
+  - id: nudge
+    moment: { type: daily_prompt }
+    options: [send, skip]
+    probabilities: { default: { send: 0.5, skip: 0.5 } }
+`;
+    expect(problemOf(text)).toMatch(/line 4 \(decision_points\): .* not run by this version yet/);
+  });
+
+  it('refuses per-arm prompt directories and tone settings (strict schema)', () => {
+    const text = `study: { id: s1, seed: "0123456789" }
+arms: [{ id: a, label: A, prompt_dir: prompts/a, features: { tone_adaptation: false } }]
+`;
+    expect(problemOf(text)).toMatch(/Unrecognized key: "prompt_dir"/i);
+    expect(problemOf(text)).toMatch(/arms\.0\.features\): Unrecognized key: "tone_adaptation"/i);
+  });
+});

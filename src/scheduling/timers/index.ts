@@ -38,7 +38,7 @@ import {
 } from './feedback-timers.ts';
 import { checkIntensityPoll } from './intensity-poll.ts';
 import { cancelAllParticipantJobs } from './participant-jobs.ts';
-import type { TimerDependencies } from './timer-dependencies.ts';
+import { ALL_TIMER_FEATURES, type TimerDependencies, type TimerFeatures } from './timer-dependencies.ts';
 import { TimerJobKind } from './timer-jobs.ts';
 
 export { EngagementState, recordProactiveSent, shouldSendDailyPrompt } from './engagement-guard.ts';
@@ -80,6 +80,8 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
   const scheduler = createDelayedTransitionScheduler({ newId });
   /** Recomputes the runner's wake-up once the job enqueued in `tx` is committed (before, it could not see it). */
   const notifyOnCommit = (tx: Store): void => tx.afterCommit(() => runner.notify());
+  const featuresOf = async (tx: StoreRepositories, participantId: string): Promise<TimerFeatures> =>
+    options.features ? options.features(tx, participantId) : ALL_TIMER_FEATURES;
   return {
     turnHooks: {
       async onParticipantMessage(tx, event) {
@@ -87,6 +89,7 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
         await handleDailyPromptReply(tx, event);
       },
       async onImmediatePrompt(tx, event) {
+        if (!(await featuresOf(tx, event.participantId)).feedbackFollowups) return;
         await scheduleFeedbackCollection(tx, event, { config, newId });
         notifyOnCommit(tx);
       },
@@ -103,14 +106,18 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
       const now = clock.now();
       const { participant, sentAt } = event;
       await recordProactiveSent(tx, participant.id, now, config);
-      await scheduleDailyPromptReminder(
-        tx,
-        { participantId: participant.id, to: participant.phoneNumber, sentAt, now },
-        { config, newId },
-      );
-      if (config.autoFeedbackAfterPromptEnabled) {
+      const features = await featuresOf(tx, participant.id);
+      if (features.reminders) {
+        await scheduleDailyPromptReminder(
+          tx,
+          { participantId: participant.id, to: participant.phoneNumber, sentAt, now },
+          { config, newId },
+        );
+      }
+      if (config.autoFeedbackAfterPromptEnabled && features.autoFeedback) {
         await scheduleAutoFeedbackEnforcement(tx, { participantId: participant.id, sentAt, now }, { newId });
       }
+      if (!features.intensityPoll) return [];
       const poll = await checkIntensityPoll(tx, {
         participant,
         promptSentAt: sentAt,
@@ -121,7 +128,8 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
     },
     async deliveryGuard(repositories, { participant }) {
       // Under staff review (a risk flag, safety/): no prompt until a person resolves it; the next day is armed.
-      if (await repositories.alerts.underReview(participant.id)) return { deliver: false, reason: 'under-staff-review' };
+      if (await repositories.alerts.underReview(participant.id))
+        return { deliver: false, reason: 'under-staff-review' };
       const data = await readData(repositories, participant.id);
       return shouldSendDailyPrompt(data, config) ? { deliver: true } : { deliver: false, reason: 'participant-idle' };
     },

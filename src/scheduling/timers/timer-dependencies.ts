@@ -5,7 +5,7 @@ import type { Config } from '../../config.ts';
 import type { NewId } from '../../domain/ids.ts';
 import type { Messenger } from '../../engine/messenger.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
-import type { Store } from '../../store/store.ts';
+import type { Store, StoreRepositories } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import type { SchedulingLog } from '../scheduling-log.ts';
 
@@ -30,6 +30,24 @@ export const DEFAULT_TIMER_CONFIG: TimerConfig = {
   idlePausesPrompts: false,
 };
 
+/** Which of a participant's timers run: a trial arm may switch some off (`STUDY_DESIGN_FILE`). */
+export interface TimerFeatures {
+  reminders: boolean;
+  autoFeedback: boolean;
+  intensityPoll: boolean;
+  feedbackFollowups: boolean;
+}
+
+export const ALL_TIMER_FEATURES: TimerFeatures = {
+  reminders: true,
+  autoFeedback: true,
+  intensityPoll: true,
+  feedbackFollowups: true,
+};
+
+/** Read in the transaction that would arm the timers, so an arm override applies from the next prompt on. */
+export type TimerFeatureSource = (repositories: StoreRepositories, participantId: string) => Promise<TimerFeatures>;
+
 export interface TimerDependencies {
   store: Store;
   clock: Clock;
@@ -39,4 +57,6 @@ export interface TimerDependencies {
   log: SchedulingLog;
   /** The reminder, nudges and intensity poll in the participant's language; defaults to the built-in catalogues. */
   messages?: MessageCatalogue;
+  /** Per participant, which timers run; all of them when absent (no study design). */
+  features?: TimerFeatureSource;
 }

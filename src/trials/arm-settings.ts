@@ -1,0 +1,110 @@
+/**
+ * What an arm changes, plugged into the existing ports so the engine and the scheduler stay unaware of trials:
+ * - the habit-prompt generator: a `static` arm's prompt is a text from the design's list (no model call);
+ * - the daily prompt's delivery guard: a `none` arm gets no daily prompt (the day is skipped and recorded);
+ * - the timers: reminders, auto-feedback, the intensity poll and feedback follow-ups switched off per arm.
+ * The arm is read from the participant's allocation each time, so a staff override applies from then on.
+ */
+import { DataKey } from '../domain/data-keys.ts';
+import type { HabitPromptGenerator } from '../engine/habit-prompt-generator.ts';
+import { readProfile, writeData } from '../engine/participant-data.ts';
+import type { Clock } from '../scheduling/clock.ts';
+import type { PromptDeliveryGuard } from '../scheduling/daily-prompt-handler.ts';
+import type { TimerFeatureSource } from '../scheduling/timers/timer-dependencies.ts';
+import type { Store, StoreRepositories } from '../store/store.ts';
+import { keyedUniform } from './keyed-random.ts';
+import type { Arm } from './study-design.ts';
+import type { StudyInForce } from './study-design-file.ts';
+
+export interface ArmSettings {
+  armOf(repositories: Pick<StoreRepositories, 'allocations'>, participantId: string): Promise<Arm | undefined>;
+  timerFeatures: TimerFeatureSource;
+  /** Wraps the model's generator: static arms answer from their list, others go to the model. */
+  promptGenerator(inner: HabitPromptGenerator): HabitPromptGenerator;
+  /** Wraps a delivery guard (or none): arms without a daily prompt are refused first. */
+  deliveryGuard(inner: PromptDeliveryGuard | undefined): PromptDeliveryGuard;
+}
+
+/** The list for a language: its own, else its base language's (`pt` for `pt-BR`), else English. */
+export function staticTextsFor(texts: Readonly<Record<string, string[]>>, language: string | undefined): string[] {
+  const tag = language ?? 'en';
+  return texts[tag] ?? texts[tag.split('-')[0] ?? ''] ?? texts['en'] ?? [];
+}
+
+export function createArmSettings(options: { study: StudyInForce; store: Store; clock: Clock }): ArmSettings {
+  const { study, store, clock } = options;
+  const arms = new Map(study.design.arms.map((arm) => [arm.id, arm]));
+
+  async function armOf(repositories: Pick<StoreRepositories, 'allocations'>, participantId: string) {
+    const allocation = await repositories.allocations.get(participantId);
+    return allocation ? arms.get(allocation.armId) : undefined;
+  }
+
+  /** The n-th prompt's text: in turn (`rotate`), or drawn from the seed, the participant and n (`random`). */
+  async function staticPrompt(participantId: string, arm: Arm): Promise<{ prompt: string; index: number } | undefined> {
+    if (arm.daily_prompt.mode !== 'static') return undefined;
+    const participant = await store.participants.get(participantId);
+    const texts = staticTextsFor(arm.daily_prompt.texts, participant?.language);
+    const sent = (await readProfile(store, participantId, clock.now())).total_prompts;
+    const index =
+      arm.daily_prompt.order === 'rotate'
+        ? sent % texts.length
+        : Math.floor(
+            keyedUniform(study.design.study.seed, {
+              studyId: study.design.study.id,
+              stratum: participantId,
+              index: sent,
+              purpose: 'static-prompt',
+              counter: 0,
+            }) * texts.length,
+          );
+    const prompt = texts[index];
+    return prompt === undefined ? undefined : { prompt, index };
+  }
+
+  return {
+    armOf,
+
+    async timerFeatures(repositories, participantId) {
+      const features = (await armOf(repositories, participantId))?.features;
+      return {
+        reminders: features?.reminders ?? true,
+        autoFeedback: features?.auto_feedback ?? true,
+        intensityPoll: features?.intensity_poll ?? true,
+        feedbackFollowups: features?.feedback_followups ?? true,
+      };
+    },
+
+    promptGenerator(inner) {
+      return {
+        async generate(participantId, request) {
+          const arm = await armOf(store, participantId);
+          const chosen = arm && (await staticPrompt(participantId, arm));
+          if (!arm || !chosen) return inner.generate(participantId, request);
+          // The same writes as the model's generator, so the feedback module sees the prompt the participant got.
+          const record = async (tx: Store) => {
+            const now = clock.now();
+            await writeData(tx, participantId, { [DataKey.lastHabitPrompt]: chosen.prompt }, now);
+            await tx.events.record({
+              participantId,
+              type: 'static-prompt-chosen',
+              data: { arm: arm.id, index: chosen.index, delivery_mode: request.deliveryMode },
+              createdAt: now,
+            });
+          };
+          if (request.deferRecord) return { ok: true, prompt: chosen.prompt, warnings: [], record };
+          await store.transaction(record);
+          return { ok: true, prompt: chosen.prompt, warnings: [] };
+        },
+      };
+    },
+
+    deliveryGuard(inner) {
+      return async (repositories, request) => {
+        const arm = await armOf(repositories, request.participant.id);
+        if (arm?.daily_prompt.mode === 'none') return { deliver: false, reason: 'arm-without-daily-prompt' };
+        return inner ? inner(repositories, request) : { deliver: true };
+      };
+    },
+  };
+}
