@@ -7,6 +7,7 @@
  * send text: PostgreSQL casts an ISO-8601 string to `timestamptz` and a JSON string to `jsonb` itself.
  */
 import type { ColumnType, Generated } from 'kysely';
+import type { RatingsTable } from './rating-tables.ts';
 import type { AlertDeliveriesTable, AlertsTable, SafetyReviewsTable } from './safety-tables.ts';
 import type { StaffTables } from './staff-tables.ts';
 import type { TrialTables } from './trial-tables.ts';
@@ -206,6 +207,7 @@ export interface Database extends StaffTables, TrialTables {
   alerts: AlertsTable;
   alert_deliveries: AlertDeliveriesTable;
   safety_reviews: SafetyReviewsTable;
+  ratings: RatingsTable;
   participant_days: ParticipantDaysTable;
   participant_adherence: ParticipantAdherenceTable;
   participant_status_periods: ParticipantStatusPeriodsTable;

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { Store, StoreRepositories } from '../store.ts';
 import { createAlertRepository } from './alert-repository.ts';
+import { createRatingRepository } from './rating-repository.ts';
 import { createAllocationRepository } from './allocation-repository.ts';
 import { createAuditRepository } from './audit-repository.ts';
 import { createBroadcastRepository } from './broadcast-repository.ts';
@@ -56,6 +57,7 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect, 
     staff: createStaffRepository(db),
     audit: createAuditRepository(db),
     alerts: createAlertRepository(db),
+    ratings: createRatingRepository(db),
   };
 }
 

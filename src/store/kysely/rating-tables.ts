@@ -1,0 +1,15 @@
+/** The human ratings table (migration 060); see `store/ratings-records.ts`. */
+import type { TimestampColumn } from './database.ts';
+
+export interface RatingsTable {
+  id: string;
+  conversation: string;
+  participant_id: string | null;
+  transcript_entry_id: number | null;
+  rubric: string;
+  criterion: string;
+  score: number;
+  rater: string;
+  comment: string | null;
+  created_at: TimestampColumn;
+}
