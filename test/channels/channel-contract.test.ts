@@ -6,7 +6,6 @@ import { createDeliveryReceipts } from '../../src/channels/delivery-receipts.ts'
 import { createWebChatChannel } from '../../src/channels/web-chat/web-chat-channel.ts';
 import { createWebhookChannel } from '../../src/channels/webhook/webhook-channel.ts';
 import { signatureHeaders } from '../../src/channels/webhook/webhook-signature.ts';
-import { FakeWhatsApp } from '../../src/channels/whatsapp-web/fake-whatsapp-socket.ts';
 import { phoneToJid } from '../../src/channels/whatsapp-web/whatsapp-jid.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import { silentLog } from '../../src/observability/log.ts';
@@ -14,6 +13,7 @@ import { createChatRoutes } from '../../src/web/chat-routes.ts';
 import { createLiveTranscripts } from '../../src/web/live-transcript.ts';
 import { createWebChatLinks, type WebChatLinks } from '../../src/web/web-chat-links.ts';
 import { createApiHarness } from '../support/api-harness.ts';
+import { FakeWhatsApp } from '../support/fake-whatsapp-socket.ts';
 import { startHttpReceiver } from '../support/http-receiver.ts';
 import { describeChannelContract } from './channel-contract.ts';
 import { linkFakeAccount, startChannel } from './whatsapp-web/whatsapp-web-harness.ts';

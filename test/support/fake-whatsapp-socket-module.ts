@@ -11,8 +11,8 @@
  */
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeWhatsApp } from '../../src/channels/whatsapp-web/fake-whatsapp-socket.ts';
 import type { WhatsAppMessage, WhatsAppSocketFactory } from '../../src/channels/whatsapp-web/whatsapp-socket.ts';
+import { FakeWhatsApp } from './fake-whatsapp-socket.ts';
 
 const directory = process.env['FAKE_WHATSAPP_DIR'] ?? '';
 if (!directory) throw new Error('FAKE_WHATSAPP_DIR must name the directory shared with the test');

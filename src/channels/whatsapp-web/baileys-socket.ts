@@ -2,9 +2,15 @@
  * The real socket: a Baileys WhatsApp Web connection (a linked device of the study's account), adapted to the
  * narrow `WhatsAppSocket` port. Only this file imports the socket half of Baileys.
  */
-import { type AnyMessageContent, Browsers, makeCacheableSignalKeyStore, makeWASocket } from '@whiskeysockets/baileys';
+import {
+  type AnyMessageContent,
+  Browsers,
+  decryptPollVote,
+  makeCacheableSignalKeyStore,
+  makeWASocket,
+} from '@whiskeysockets/baileys';
 import type { Log } from '../../observability/log.ts';
-import type { WhatsAppSocket, WhatsAppSocketFactory } from './whatsapp-socket.ts';
+import type { PollVoteContext, WhatsAppSocket, WhatsAppSocketFactory } from './whatsapp-socket.ts';
 
 type BaileysLogger = NonNullable<Parameters<typeof makeWASocket>[0]['logger']>;
 
@@ -28,6 +34,20 @@ export function baileysLogger(log: Log, bindings: Record<string, unknown> = { co
     warn: forward((data, message) => log.warn(data, message)),
     error: forward((data, message) => log.warn(data, message)),
   };
+}
+
+/** Baileys' own poll-vote decryption (`WhatsAppSocket.decryptPollVote`); the fake socket uses it too. */
+export function decryptBaileysPollVote(
+  vote: { encPayload: Uint8Array; encIv: Uint8Array },
+  context: PollVoteContext,
+): Uint8Array[] {
+  const decoded = decryptPollVote(vote, {
+    pollMsgId: context.pollMessageId,
+    pollCreatorJid: context.pollCreatorJid,
+    voterJid: context.voterJid,
+    pollEncKey: context.messageSecret,
+  });
+  return decoded.selectedOptions ?? [];
 }
 
 export const createBaileysSocket: WhatsAppSocketFactory = ({ auth, log }) => {
@@ -59,6 +79,7 @@ export const createBaileysSocket: WhatsAppSocketFactory = ({ auth, log }) => {
     },
     requestPairingCode: (phoneNumber) => socket.requestPairingCode(phoneNumber),
     logout: () => socket.logout(),
+    decryptPollVote: decryptBaileysPollVote,
     end(error) {
       socket.end(error);
     },

@@ -3,7 +3,7 @@
  * shapes (so the Baileys adapter passes them through untouched and the fake emits the same objects), reduced to the
  * fields read here.
  *
- * Adapters: `baileys-socket.ts` (the real WhatsApp Web connection) and `fake-whatsapp-socket.ts` (tests: emits
+ * Adapters: `baileys-socket.ts` (the real WhatsApp Web connection) and `test/support/fake-whatsapp-socket.ts` (tests: emits
  * Baileys-shaped events and records what is sent).
  */
 import type { Log } from '../../observability/log.ts';
@@ -80,6 +80,18 @@ export type WhatsAppOutgoingContent =
   | { text: string }
   | { poll: { name: string; values: string[]; selectableCount: 1; messageSecret: Uint8Array } };
 
+/** Which poll and voter a vote was encrypted for: WhatsApp derives the vote's key from all four. */
+export interface PollVoteContext {
+  /** The poll creation message's id (`key.id`). */
+  pollMessageId: string;
+  /** Who sent the poll: our own account's jid ("user@server", no device suffix). */
+  pollCreatorJid: string;
+  /** Who voted, as their phone addressed the vote. */
+  voterJid: string;
+  /** The poll creation message's 32-byte `messageContextInfo.messageSecret`. */
+  messageSecret: Uint8Array;
+}
+
 export interface WhatsAppSocket {
   readonly ev: {
     on<E extends WhatsAppSocketEvent>(event: E, listener: (data: WhatsAppSocketEvents[E]) => void): void;
@@ -93,6 +105,11 @@ export interface WhatsAppSocket {
   requestPairingCode(phoneNumber: string): Promise<string>;
   /** Unlinks this device. */
   logout(): Promise<void>;
+  /**
+   * The SHA-256 hashes of the option names a poll vote selects. Throws when the vote was not encrypted for this
+   * context: AES-GCM's tag rejects a wrong poll, secret or jid, so a wrong guess is never mistaken for a vote.
+   */
+  decryptPollVote(vote: { encPayload: Uint8Array; encIv: Uint8Array }, context: PollVoteContext): Uint8Array[];
   /** Closes the connection without unlinking. */
   end(error?: Error): void;
 }

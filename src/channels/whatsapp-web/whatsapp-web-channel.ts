@@ -32,7 +32,7 @@ import {
 } from './connection-supervisor.ts';
 import { readLidMapping, writeLidMapping } from './database-auth-state.ts';
 import { describeContent, unwrapContent } from './inbound-content.ts';
-import { decryptPollVote, selectedOptionNames } from './poll-vote-crypto.ts';
+import { selectedOptionNames } from './poll-option-hash.ts';
 import { isDirectChat, isLid, jidToPhone, phoneToJid, userJid } from './whatsapp-jid.ts';
 import type { WhatsAppMessage, WhatsAppMessageKey, WhatsAppSocket, WhatsAppSocketFactory } from './whatsapp-socket.ts';
 
@@ -288,7 +288,7 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
     key: WhatsAppMessageKey,
     poll: WhatsAppSentMessage,
     vote: { encPayload: Uint8Array; encIv: Uint8Array },
-  ): Buffer[] | undefined {
+  ): Uint8Array[] | undefined {
     const unique = (values: (string | null | undefined)[]) => [
       ...new Set(values.filter((value): value is string => Boolean(value)).map(userJid)),
     ];
@@ -298,7 +298,7 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
     for (const pollCreatorJid of creators) {
       for (const voterJid of voters) {
         try {
-          return decryptPollVote(vote, {
+          return socket.decryptPollVote(vote, {
             pollMessageId: poll.providerMessageId,
             pollCreatorJid,
             voterJid,

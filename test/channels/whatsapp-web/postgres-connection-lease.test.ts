@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { FakeWhatsApp } from '../../../src/channels/whatsapp-web/fake-whatsapp-socket.ts';
 import { createPostgresConnectionLease } from '../../../src/channels/whatsapp-web/postgres-connection-lease.ts';
 import { createPostgresStore } from '../../../src/store/postgres/postgres-store.ts';
+import { FakeWhatsApp } from '../../support/fake-whatsapp-socket.ts';
 import { linkFakeAccount, startChannel } from './whatsapp-web-harness.ts';
 
 const url = process.env['PROMPTPIPE_TEST_PG_URL'];

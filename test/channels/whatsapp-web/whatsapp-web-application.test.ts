@@ -4,7 +4,6 @@
  * however long) and all go out as soon as the device is linked.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FakeWhatsApp } from '../../../src/channels/whatsapp-web/fake-whatsapp-socket.ts';
 import { phoneToJid } from '../../../src/channels/whatsapp-web/whatsapp-jid.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { DONE_POLL, INTENSITY_POLL_QUESTION, intensityPollOptions } from '../../../src/domain/polls.ts';
@@ -12,6 +11,7 @@ import { type Application, createApplication } from '../../../src/main.ts';
 import { createLogger } from '../../../src/observability/log.ts';
 import { createSqliteStore } from '../../../src/store/sqlite/sqlite-store.ts';
 import type { Job } from '../../../src/store/store.ts';
+import { FakeWhatsApp } from '../../support/fake-whatsapp-socket.ts';
 import { linkFakeAccount, startChannel } from './whatsapp-web-harness.ts';
 
 let app: Application | undefined;

@@ -5,7 +5,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { FakeWhatsApp } from '../../../src/channels/whatsapp-web/fake-whatsapp-socket.ts';
 import { phoneToJid } from '../../../src/channels/whatsapp-web/whatsapp-jid.ts';
 import {
   WhatsAppNotConnectedError,
@@ -15,6 +14,7 @@ import { DONE_POLL, INTENSITY_POLL_QUESTION, intensityPollOptions } from '../../
 import { createPostgresStore } from '../../../src/store/postgres/postgres-store.ts';
 import { createSqliteStore } from '../../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../../src/store/store.ts';
+import { FakeWhatsApp } from '../../support/fake-whatsapp-socket.ts';
 import { createRecordingReceiver, linkFakeAccount, startChannel } from './whatsapp-web-harness.ts';
 
 const PARTICIPANT = '+15550000001';

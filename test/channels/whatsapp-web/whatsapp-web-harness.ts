@@ -2,7 +2,6 @@ import type { ChannelInboundMessage } from '../../../src/channels/channel.ts';
 import type { InboundReceipt } from '../../../src/channels/inbound-service.ts';
 import { createInProcessLease } from '../../../src/channels/whatsapp-web/connection-lease.ts';
 import { linkDevice } from '../../../src/channels/whatsapp-web/device-linking.ts';
-import type { FakeWhatsApp } from '../../../src/channels/whatsapp-web/fake-whatsapp-socket.ts';
 import {
   createWhatsAppWebChannel,
   type WhatsAppWebChannel,
@@ -12,6 +11,7 @@ import { AppError } from '../../../src/domain/errors.ts';
 import { silentLog } from '../../../src/observability/log.ts';
 import { systemClock } from '../../../src/scheduling/clock.ts';
 import type { Store } from '../../../src/store/store.ts';
+import type { FakeWhatsApp } from '../../support/fake-whatsapp-socket.ts';
 
 /** Links the fake account into `store` the way `promptpipe whatsapp login` does (QR shown, phone scans it). */
 export async function linkFakeAccount(store: Store, whatsapp: FakeWhatsApp, session = 'default'): Promise<void> {

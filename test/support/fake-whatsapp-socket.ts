@@ -6,11 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { WhatsAppAuthState } from './database-auth-state.ts';
-import { encryptPollVote } from './poll-vote-crypto.ts';
-import { phoneToJid, userJid } from './whatsapp-jid.ts';
+import { decryptBaileysPollVote } from '../../src/channels/whatsapp-web/baileys-socket.ts';
+import type { WhatsAppAuthState } from '../../src/channels/whatsapp-web/database-auth-state.ts';
+import { phoneToJid, userJid } from '../../src/channels/whatsapp-web/whatsapp-jid.ts';
 import {
   DisconnectReason,
+  type PollVoteContext,
   type WhatsAppMessage,
   type WhatsAppMessageContent,
   type WhatsAppOutgoingContent,
@@ -18,7 +19,8 @@ import {
   type WhatsAppSocketEvent,
   type WhatsAppSocketEvents,
   type WhatsAppSocketFactory,
-} from './whatsapp-socket.ts';
+} from '../../src/channels/whatsapp-web/whatsapp-socket.ts';
+import { encryptPollVote } from './poll-vote-encryption.ts';
 
 export interface FakeSentMessage {
   id: string;
@@ -121,6 +123,11 @@ export class FakeWhatsAppSocket implements WhatsAppSocket {
 
   end(error?: Error): void {
     this.close(error ?? disconnect(428, 'Connection Closed'));
+  }
+
+  /** As the real socket does it: with Baileys' decryption, so the fake's votes prove the channel reads real ones. */
+  decryptPollVote(vote: { encPayload: Uint8Array; encIv: Uint8Array }, context: PollVoteContext): Uint8Array[] {
+    return decryptBaileysPollVote(vote, context);
   }
 }
 

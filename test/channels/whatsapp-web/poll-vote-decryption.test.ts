@@ -1,21 +1,17 @@
 /**
- * Poll votes as WhatsApp encrypts them. The vote is built in this test from the scheme's steps (with Baileys' own
- * protobuf for the `PollVoteMessage`, so our hand encoder is not what proves our decoder), and Baileys' decryptor
- * is used as a second opinion on what our `encryptPollVote` produces.
+ * Poll votes as WhatsApp encrypts them, decrypted by the socket with Baileys' `decryptPollVote`
+ * (`decryptBaileysPollVote`). The vote is built in this test from the scheme's steps, with Baileys' protobuf for the
+ * `PollVoteMessage`; the test helper the fake WhatsApp encrypts with (test/support/poll-vote-encryption.ts) is
+ * checked against the same decryption.
  */
 import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
-import { decryptPollVote as baileysDecryptPollVote, proto } from '@whiskeysockets/baileys';
+import { proto } from '@whiskeysockets/baileys';
 import { describe, expect, it } from 'vitest';
-import {
-  decodePollVoteMessage,
-  decryptPollVote,
-  encodePollVoteMessage,
-  encryptPollVote,
-  type PollVoteContext,
-  pollOptionHash,
-  selectedOptionNames,
-} from '../../../src/channels/whatsapp-web/poll-vote-crypto.ts';
+import { decryptBaileysPollVote as decryptPollVote } from '../../../src/channels/whatsapp-web/baileys-socket.ts';
+import { pollOptionHash, selectedOptionNames } from '../../../src/channels/whatsapp-web/poll-option-hash.ts';
+import type { PollVoteContext } from '../../../src/channels/whatsapp-web/whatsapp-socket.ts';
 import { DONE_POLL, intensityPollOptions } from '../../../src/domain/polls.ts';
+import { encryptPollVote } from '../../support/poll-vote-encryption.ts';
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
@@ -74,30 +70,14 @@ describe('poll vote decryption', () => {
     expect(() => decryptPollVote({ encPayload: Buffer.alloc(4), encIv: vote.encIv }, context)).toThrow();
   });
 
-  it('encrypts votes that Baileys decrypts to the same option hashes', () => {
+  it('the test helper encrypts votes that Baileys decrypts to the same option hashes', () => {
     const context = makeContext({ voterJid: '123456789012345@lid' });
     const vote = encryptPollVote(['Increase'], context);
-    const decoded = baileysDecryptPollVote(
-      { encPayload: vote.encPayload, encIv: vote.encIv },
-      {
-        pollCreatorJid: context.pollCreatorJid,
-        pollMsgId: context.pollMessageId,
-        pollEncKey: context.messageSecret,
-        voterJid: context.voterJid,
-      },
-    );
-    expect(decoded.selectedOptions?.map((hash) => Buffer.from(hash).toString('hex'))).toEqual([
+    const decoded = decryptPollVote({ encPayload: vote.encPayload, encIv: vote.encIv }, context);
+    expect(decoded.map((hash) => Buffer.from(hash).toString('hex'))).toEqual([
       pollOptionHash('Increase').toString('hex'),
     ]);
-  });
-
-  it('encodes and decodes PollVoteMessage like protobuf (several options, long and empty)', () => {
-    const hashes = [sha256('Keep current'), sha256('Decrease'), Buffer.alloc(200, 7)];
-    const ours = encodePollVoteMessage(hashes);
-    expect(ours).toEqual(Buffer.from(proto.Message.PollVoteMessage.encode({ selectedOptions: hashes }).finish()));
-    expect(decodePollVoteMessage(ours)).toEqual(hashes);
-    expect(decodePollVoteMessage(Buffer.alloc(0))).toEqual([]);
-    expect(() => decodePollVoteMessage(Buffer.from([0x0a, 0x05, 1]))).toThrow(/truncated/);
+    expect(selectedOptionNames(decryptPollVote(encryptPollVote([], context), context), DONE_POLL.options)).toEqual([]);
   });
 
   it('maps hashes to the poll options they name, ignoring unknown ones', () => {
