@@ -42,7 +42,7 @@ export interface HttpClientOptions {
 
 export interface HttpClient {
   readonly fetch: typeof globalThis.fetch;
-  /** Closes the pooled connections once the calls in flight are answered. */
+  /** Closes the pooled connections once the calls in flight are answered; later calls wait for the same close. */
   close(): Promise<void>;
 }
 
@@ -97,7 +97,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       throw new TypeError('fetch failed', { cause: error });
     }
   };
-  return { fetch, close: () => base.close() };
+  let closing: Promise<void> | undefined;
+  // Idempotent: undici refuses a second close, and a shutdown may reach it twice.
+  return { fetch, close: () => (closing ??= base.close()) };
 }
 
 interface Call {

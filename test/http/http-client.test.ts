@@ -216,4 +216,13 @@ describe('createHttpClient().fetch', () => {
       await proxied.close();
     }
   });
+
+  it('closes once, however often it is asked to, and then refuses new calls', async () => {
+    const server = await startServer((_request, response) => response.end('fine'));
+    const closing = createHttpClient();
+    expect(await (await closing.fetch(server.url)).text()).toBe('fine');
+    await Promise.all([closing.close(), closing.close()]);
+    await closing.close();
+    await expect(closing.fetch(server.url)).rejects.toThrow('fetch failed');
+  });
 });
