@@ -27,6 +27,7 @@ import { addPageSecurityHeaders } from './page-security.ts';
 import { registerParticipantActionRoutes } from './participant-action-routes.ts';
 import type { TelegramLinksView } from './participant-routes.ts';
 import { registerParticipantPageRoutes } from './participant-routes.ts';
+import { registerRatingRoutes } from './rating-routes.ts';
 import { registerRosterRoutes } from './roster-routes.ts';
 import { registerStaffRoutes } from './staff-routes.ts';
 import { dashboardEntry } from './transcript-view.ts';
@@ -221,6 +222,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
     registerOverviewRoutes(app, options, kit);
     registerAdherenceRoutes(app, options, kit);
     registerExportPageRoutes(app, options, kit);
+    registerRatingRoutes(app, options, kit, action);
 
     app.post(
       '/dashboard/clock',
