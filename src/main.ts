@@ -17,6 +17,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { createApiServer } from './api/api-server.ts';
 import { createAuthThrottle } from './api/auth-throttle.ts';
 import { createAlertApiRoutes } from './api/routes/alert-routes.ts';
+import { createTakeoverApiRoutes } from './api/routes/takeover-routes.ts';
 import { createStudyRoutes } from './api/routes/study-routes.ts';
 import type { Channel } from './channels/channel.ts';
 import { type ChannelRegistry, createChannelRegistry } from './channels/channel-registry.ts';
@@ -100,6 +101,7 @@ import { languagePromptSources, type PromptSource, promptSources } from './resea
 import { createProvenanceLlm, providerHostOf } from './research/provenance/provenance-llm.ts';
 import { recordStartup } from './research/provenance/startup-record.ts';
 import { createSafetyNet } from './safety/safety-net.ts';
+import { createTakeoverService, TAKEOVER_IDLE_JOB } from './safety/takeover-service.ts';
 import { type Clock, createManualClock, isManualClock, systemClock } from './scheduling/clock.ts';
 import { createDailyPromptHandler } from './scheduling/daily-prompt-handler.ts';
 import { DAILY_PROMPT_JOB } from './scheduling/daily-prompt-jobs.ts';
@@ -557,6 +559,17 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         : undefined,
     transcriptEntry: unansweredMessageEntry,
   });
+  const takeovers = createTakeoverService({
+    store,
+    clock,
+    newId,
+    messenger,
+    alerts: safety.alerts,
+    idleAfterMs: config.safety.takeoverIdleAfterMs,
+    transcriptEntry: unansweredMessageEntry,
+    onEnqueued: notifyRunner,
+  });
+  runner.register(TAKEOVER_IDLE_JOB, (job) => takeovers.remindIfIdle(job), { lock: false });
   const generator = createHabitPromptGenerator({
     store,
     llm,
@@ -797,6 +810,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     optOut,
     lock,
     safety: safety.screen,
+    takeover: takeovers,
     // Only for a configured model: without one, every turn answers "assistant unavailable" at once.
     ...(config.llm.apiKey || config.llm.baseUrl
       ? {
@@ -928,6 +942,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
 
   void server.register(createAlertApiRoutes({ store, alerts: safety.alerts }));
+  void server.register(createTakeoverApiRoutes({ store, takeovers }));
   // The dashboard always; the participant chat pages when the web-chat channel is on.
   void server.register(
     createDashboardRoutes({

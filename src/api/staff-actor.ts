@@ -1,13 +1,9 @@
 /**
- * Who did it, for alert acknowledgements, takeovers and staff replies: the signed-in staff member when the staff
- * accounts' auth hook has set `request.user`, else the credential the request came with.
+ * Who did it, for alert acknowledgements, takeovers and staff replies: the audit trail's name of the credential the
+ * access hook resolved (`request.staffActor`: a staff member's e-mail, a personal token, `PROMPTPIPE_API_TOKEN`).
  */
 import type { FastifyRequest } from 'fastify';
 
-export function staffActor(request: FastifyRequest, fallback: 'api-token' | 'dashboard' = 'api-token'): string {
-  const user = (request as FastifyRequest & { user?: { username?: unknown; name?: unknown; id?: unknown } }).user;
-  for (const candidate of [user?.username, user?.name, user?.id]) {
-    if (typeof candidate === 'string' && candidate !== '') return candidate;
-  }
-  return fallback;
+export function staffActor(request: FastifyRequest, fallback = 'api-token'): string {
+  return request.staffActor?.label || fallback;
 }

@@ -110,6 +110,8 @@ export interface InboundServiceOptions {
    * whatever their status: a person in crisis is answered even when the study has stopped talking to them.
    */
   safety?: Pick<SafetyScreen, 'screen'>;
+  /** A conversation taken over by staff: the message is recorded for them, the coach does not answer it. */
+  takeover?: { intercept(inbound: InboundMessage): Promise<boolean> };
 }
 
 export {
@@ -269,6 +271,7 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         return 'done';
       }
       if (options.safety && !(await options.safety.screen(inbound, participant)).coachTurn) return 'done';
+      if (await options.takeover?.intercept(inbound)) return 'done';
       if (participant.status !== ParticipantStatus.ACTIVE) {
         await recordIgnored(inbound, participant);
         log.info(

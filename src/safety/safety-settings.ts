@@ -26,6 +26,8 @@ export interface SafetySettings {
   coachTurn: CoachTurnOnFlag;
   /** `SAFETY_REVIEW`: a flag puts the participant under staff review (no proactive messages until resolved). */
   review: boolean;
+  /** `TAKEOVER_IDLE_AFTER`: a taken-over conversation without a staff message this long raises an alert. */
+  takeoverIdleAfterMs: number;
   alerts: {
     /** `SMTP_URL`, e.g. `smtps://user:pass@smtp.example.org:465`. */
     smtpUrl: string | undefined;
@@ -47,6 +49,7 @@ export interface SettingsReader {
   boolean(name: string, fallback: boolean): boolean;
   number(name: string, fallback: number, check: (value: number) => boolean, expected: string): number;
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T;
+  duration(name: string, fallback: string): number;
 }
 
 /** A JSON object of language → T from a file, or a start-up problem. */
@@ -128,6 +131,7 @@ export function readSafetySettings(read: SettingsReader): SafetySettings {
     messages: { ...DEFAULT_SAFETY_MESSAGES, ...messages },
     coachTurn: read.oneOf('SAFETY_COACH_TURN', ['skip', 'reply'] as const, 'skip'),
     review: read.boolean('SAFETY_REVIEW', true),
+    takeoverIdleAfterMs: read.duration('TAKEOVER_IDLE_AFTER', '30m'),
     alerts: {
       smtpUrl,
       emailTo,

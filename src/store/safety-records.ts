@@ -76,3 +76,25 @@ export interface AlertRepository {
   endReview(participantId: string): Promise<boolean>;
   underReview(participantId: string): Promise<boolean>;
 }
+
+/**
+ * A conversation a staff member has taken over: the coach does not answer the participant until it is handed back.
+ * `timers`: `keep` (the daily prompt goes on) or `pause` (it is skipped while taken over).
+ */
+export interface Takeover {
+  participantId: string;
+  takenBy: string;
+  startedAt: Date;
+  timers: 'keep' | 'pause';
+  /** The last staff message, or the start: what the inactivity reminder counts from. */
+  lastStaffMessageAt: Date;
+}
+
+export interface TakeoverRepository {
+  /** False when the conversation is already taken over. */
+  begin(takeover: Takeover): Promise<boolean>;
+  get(participantId: string): Promise<Takeover | undefined>;
+  staffMessageSent(participantId: string, at: Date): Promise<void>;
+  /** Returns the takeover that ended, or undefined when there was none. */
+  end(participantId: string): Promise<Takeover | undefined>;
+}

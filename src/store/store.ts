@@ -18,7 +18,7 @@ import type { Participant, ParticipantStatus } from '../domain/participant.ts';
 import type { AllocationRepository } from './allocations.ts';
 import type { RosterRepository, StudyDayRepository } from './dashboard-reads.ts';
 import type { OriginalRecordRepository } from './original-records.ts';
-import type { AlertRepository } from './safety-records.ts';
+import type { AlertRepository, TakeoverRepository } from './safety-records.ts';
 import type { RatingRepository } from './ratings-records.ts';
 import type { AuditRepository, StaffRepository } from './staff-store.ts';
 
@@ -70,6 +70,8 @@ export interface StoreRepositories {
   readonly audit: AuditRepository;
   /** Staff alerts, their deliveries, participants under staff review (`safety-records.ts`). */
   readonly alerts: AlertRepository;
+  /** Conversations taken over by staff (`safety-records.ts`). */
+  readonly takeovers: TakeoverRepository;
   /** Human ratings of conversations with a rubric (`ratings-records.ts`). */
   readonly ratings: RatingRepository;
 }

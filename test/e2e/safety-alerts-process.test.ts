@@ -251,9 +251,9 @@ describe('the safety net, against the server process', () => {
     const final = ((await (await call('GET', `/alerts/${id}`)).json()) as { result: AlertView }).result;
     expect(final).toMatchObject({
       status: 'resolved',
-      acknowledged_by: 'api-token',
+      acknowledged_by: 'PROMPTPIPE_API_TOKEN',
       acknowledge_note: 'Calling them now',
-      resolved_by: 'api-token',
+      resolved_by: 'PROMPTPIPE_API_TOKEN',
       resolve_note: 'Spoke with them; they are safe',
     });
   });

@@ -90,5 +90,18 @@ export function describeAlertStoreContract(current: () => Store): void {
       expect(await store.alerts.endReview('al_1')).toBe(false);
       expect(await store.alerts.underReview('al_1')).toBe(false);
     });
+  
+    it('takes a conversation over once, moves its last staff message, and ends it', async () => {
+      const store = current();
+      await store.participants.create(participantFixture('al_1', '+15550000201', at(0)));
+      const takeover = { participantId: 'al_1', takenBy: 'ada', startedAt: at(1), timers: 'pause' as const };
+      expect(await store.takeovers.begin({ ...takeover, lastStaffMessageAt: at(1) })).toBe(true);
+      expect(await store.takeovers.begin({ ...takeover, takenBy: 'bob', lastStaffMessageAt: at(1) })).toBe(false);
+      await store.takeovers.staffMessageSent('al_1', at(5));
+      expect(await store.takeovers.get('al_1')).toEqual({ ...takeover, lastStaffMessageAt: at(5) });
+      expect((await store.takeovers.end('al_1'))?.takenBy).toBe('ada');
+      expect(await store.takeovers.end('al_1')).toBeUndefined();
+      expect(await store.takeovers.get('al_1')).toBeUndefined();
+    });
   });
 }

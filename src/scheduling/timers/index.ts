@@ -130,6 +130,10 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
       // Under staff review (a risk flag, safety/): no prompt until a person resolves it; the next day is armed.
       if (await repositories.alerts.underReview(participant.id))
         return { deliver: false, reason: 'under-staff-review' };
+      // Taken over by staff who chose to pause the timers: the coach's prompt would talk over them.
+      if ((await repositories.takeovers.get(participant.id))?.timers === 'pause') {
+        return { deliver: false, reason: 'taken-over' };
+      }
       const data = await readData(repositories, participant.id);
       return shouldSendDailyPrompt(data, config) ? { deliver: true } : { deliver: false, reason: 'participant-idle' };
     },

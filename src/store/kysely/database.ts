@@ -8,7 +8,12 @@
  */
 import type { ColumnType, Generated } from 'kysely';
 import type { RatingsTable } from './rating-tables.ts';
-import type { AlertDeliveriesTable, AlertsTable, SafetyReviewsTable } from './safety-tables.ts';
+import type {
+  AlertDeliveriesTable,
+  AlertsTable,
+  ConversationTakeoversTable,
+  SafetyReviewsTable,
+} from './safety-tables.ts';
 import type { StaffTables } from './staff-tables.ts';
 import type { TrialTables } from './trial-tables.ts';
 
@@ -207,6 +212,7 @@ export interface Database extends StaffTables, TrialTables {
   alerts: AlertsTable;
   alert_deliveries: AlertDeliveriesTable;
   safety_reviews: SafetyReviewsTable;
+  conversation_takeovers: ConversationTakeoversTable;
   ratings: RatingsTable;
   participant_days: ParticipantDaysTable;
   participant_adherence: ParticipantAdherenceTable;

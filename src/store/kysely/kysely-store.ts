@@ -22,6 +22,7 @@ import { createRosterRepository } from './roster-repository.ts';
 import { createStaffRepository } from './staff-repository.ts';
 import type { StoreDialect } from './store-dialect.ts';
 import { createStudyDayRepository } from './study-day-repository.ts';
+import { createTakeoverRepository } from './takeover-repository.ts';
 import { createTelegramRepository } from './telegram-repository.ts';
 import { createTranscriptRepository } from './transcript-repository.ts';
 import { createWebChatTokenRepository } from './web-chat-token-repository.ts';
@@ -57,6 +58,7 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect, 
     staff: createStaffRepository(db),
     audit: createAuditRepository(db),
     alerts: createAlertRepository(db),
+    takeovers: createTakeoverRepository(db),
     ratings: createRatingRepository(db),
   };
 }

@@ -36,3 +36,11 @@ export interface SafetyReviewsTable {
   alert_id: string;
   started_at: TimestampColumn;
 }
+
+export interface ConversationTakeoversTable {
+  participant_id: string;
+  taken_by: string;
+  started_at: TimestampColumn;
+  timers: string;
+  last_staff_message_at: TimestampColumn;
+}

@@ -23,6 +23,7 @@ import * as studyDaySummary from './022-study-day-summary.ts';
 import * as staffAccounts from './030-staff-accounts.ts';
 import * as trialAllocations from './040-trial-allocations.ts';
 import * as safetyAlerts from './050-safety-alerts.ts';
+import * as conversationTakeovers from './051-conversation-takeovers.ts';
 import * as ratings from './060-ratings.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
@@ -53,6 +54,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '021-original-records': { up: (db) => originalRecords.up(db, dialect) },
     '030-staff-accounts': { up: (db) => staffAccounts.up(db, dialect) },
     '050-safety-alerts': { up: (db) => safetyAlerts.up(db, dialect) },
+    '051-conversation-takeovers': { up: (db) => conversationTakeovers.up(db, dialect) },
     '060-ratings': { up: (db) => ratings.up(db, dialect) },
     '022-study-day-summary': { up: (db) => studyDaySummary.up(db, dialect) },
     '040-trial-allocations': { up: (db) => trialAllocations.up(db, dialect) },

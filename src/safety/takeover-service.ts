@@ -1,0 +1,182 @@
+/**
+ * Staff take over a conversation: the coach stops answering the participant, whose messages are recorded (transcript
+ * and working history) for staff to read; staff replies go out on the participant's channel and into the working
+ * history marked as a person's, so after the hand-back the coach knows a person spoke and what was said. Nothing is
+ * made up: the history holds what the participant and the staff member actually wrote.
+ *
+ * A taken-over conversation with no staff message for `idleAfterMs` raises one `takeover-idle` alert per quiet
+ * spell (a `takeover_idle` job, moved on by every staff message).
+ */
+import { AppError } from '../domain/errors.ts';
+import type { ConversationMessage } from '../domain/history.ts';
+import type { NewId } from '../domain/ids.ts';
+import { appendToHistory } from '../engine/conversation-history.ts';
+import type { Messenger, Outgoing, SentMessage } from '../engine/messenger.ts';
+import type { Clock } from '../scheduling/clock.ts';
+import type { Takeover } from '../store/safety-records.ts';
+import type { InboundMessage, Job, NewTranscriptEntry, Store } from '../store/store.ts';
+import type { AlertService } from './alert-service.ts';
+
+export const TAKEOVER_IDLE_JOB = 'takeover_idle';
+/** How a staff message appears in the working history the model reads. */
+export const STAFF_MESSAGE_MARK = '[A member of the study team wrote to the participant]';
+const idleKey = (participantId: string) => `${TAKEOVER_IDLE_JOB}:${participantId}`;
+
+export interface TakeoverService {
+  takeOver(participantId: string, by: string, timers: Takeover['timers']): Promise<Takeover>;
+  /** Throws `conflict` unless the conversation is taken over. */
+  staffMessage(participantId: string, by: string, message: Outgoing): Promise<SentMessage>;
+  handBack(participantId: string, by: string): Promise<Takeover>;
+  /** The inbound pipeline: true when the message was recorded for staff (the coach does not answer it). */
+  intercept(inbound: InboundMessage): Promise<boolean>;
+  /** The `takeover_idle` job. */
+  remindIfIdle(job: Job): Promise<void>;
+}
+
+function historyText(message: Outgoing): string {
+  return message.type === 'text'
+    ? message.text
+    : `${message.question}\n${message.options.map((option, index) => `${index + 1}. ${option}`).join('\n')}`;
+}
+
+export function createTakeoverService(options: {
+  store: Store;
+  clock: Clock;
+  newId: NewId;
+  messenger: Pick<Messenger, 'send'>;
+  alerts: AlertService;
+  /** `TAKEOVER_IDLE_AFTER`. */
+  idleAfterMs: number;
+  transcriptEntry: (inbound: InboundMessage) => NewTranscriptEntry;
+  onEnqueued?: () => void;
+  /** After a participant's message was recorded for staff (the dashboard's live notification). */
+  onParticipantMessage?: (participantId: string) => void;
+}): TakeoverService {
+  const { store, clock, newId } = options;
+
+  async function armIdleReminder(tx: Store, participantId: string, from: Date): Promise<void> {
+    await tx.jobs.enqueue(
+      {
+        id: newId('job'),
+        kind: TAKEOVER_IDLE_JOB,
+        participantId,
+        runAt: new Date(from.getTime() + options.idleAfterMs),
+        payload: {},
+        dedupKey: idleKey(participantId),
+      },
+      clock.now(),
+    );
+    tx.afterCommit(() => options.onEnqueued?.());
+  }
+
+  async function current(participantId: string): Promise<Takeover> {
+    const takeover = await store.takeovers.get(participantId);
+    if (!takeover) throw new AppError('conflict', `the conversation of ${participantId} is not taken over`);
+    return takeover;
+  }
+
+  return {
+    async takeOver(participantId, by, timers) {
+      if (!(await store.participants.get(participantId))) {
+        throw new AppError('not_found', `participant ${participantId} not found`);
+      }
+      const now = clock.now();
+      const takeover: Takeover = { participantId, takenBy: by, startedAt: now, timers, lastStaffMessageAt: now };
+      await store.transaction(async (tx) => {
+        if (!(await tx.takeovers.begin(takeover))) {
+          throw new AppError('conflict', `the conversation of ${participantId} is already taken over`);
+        }
+        await armIdleReminder(tx, participantId, now);
+        await tx.events.record({
+          participantId,
+          type: 'conversation-taken-over',
+          data: { by, timers },
+          createdAt: now,
+        });
+      });
+      return takeover;
+    },
+
+    async staffMessage(participantId, by, message) {
+      await current(participantId);
+      return store.transaction(async (tx) => {
+        const now = clock.now();
+        const sent = await options.messenger.send(participantId, message, { kind: 'organiser', module: 'staff' }, tx);
+        const entry: ConversationMessage = {
+          role: 'assistant',
+          content: `${STAFF_MESSAGE_MARK} ${historyText(message)}`,
+          timestamp: now.toISOString(),
+        };
+        await appendToHistory(tx, participantId, [entry]);
+        await tx.takeovers.staffMessageSent(participantId, now);
+        await armIdleReminder(tx, participantId, now);
+        await tx.events.record({
+          participantId,
+          type: 'staff-message-sent',
+          data: { by, outbound_id: sent.id, type: message.type },
+          createdAt: now,
+        });
+        return sent;
+      });
+    },
+
+    async handBack(participantId, by) {
+      return store.transaction(async (tx) => {
+        const now = clock.now();
+        const ended = await tx.takeovers.end(participantId);
+        if (!ended) throw new AppError('conflict', `the conversation of ${participantId} is not taken over`);
+        await tx.jobs.cancelByKey(idleKey(participantId), now);
+        await tx.events.record({
+          participantId,
+          type: 'conversation-handed-back',
+          data: { by, taken_by: ended.takenBy, started_at: ended.startedAt.toISOString() },
+          createdAt: now,
+        });
+        return ended;
+      });
+    },
+
+    async intercept(inbound) {
+      if (!(await store.takeovers.get(inbound.participantId))) return false;
+      await store.transaction(async (tx) => {
+        const now = clock.now();
+        await tx.transcript.append([options.transcriptEntry(inbound)]);
+        await appendToHistory(tx, inbound.participantId, [
+          { role: 'user', content: inbound.text, timestamp: inbound.receivedAt.toISOString() },
+        ]);
+        await tx.events.record({
+          participantId: inbound.participantId,
+          type: 'message-received-during-takeover',
+          data: {},
+          sourceMessageId: inbound.id,
+          createdAt: now,
+        });
+        await tx.inbound.markProcessed(inbound.id, now);
+        tx.afterCommit(() => options.onParticipantMessage?.(inbound.participantId));
+      });
+      return true;
+    },
+
+    async remindIfIdle(job) {
+      const participantId = job.participantId;
+      if (!participantId) return;
+      const takeover = await store.takeovers.get(participantId);
+      if (!takeover) return;
+      const quietSince = takeover.lastStaffMessageAt;
+      if (clock.now().getTime() - quietSince.getTime() < options.idleAfterMs) return;
+      await store.transaction(async (tx) => {
+        await options.alerts.raise(tx, {
+          participantId,
+          kind: 'takeover-idle',
+          detector: 'takeover',
+          rule: `no staff message since ${quietSince.toISOString()}`,
+          score: undefined,
+          urgency: 'normal',
+          reason: `${takeover.takenBy} took over this conversation and no staff message has been sent since ${quietSince.toISOString()}; reply or hand it back to the coach`,
+          sourceMessageId: undefined,
+          review: false,
+        });
+      });
+    },
+  };
+}
