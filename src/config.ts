@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { parse as parseDotenv } from 'dotenv';
+import { parseEnv } from 'node:util';
 import type { TemplateCatalogue } from './channels/outside-window/message-templates.ts';
 import {
   type TemplateFile,
@@ -250,7 +250,8 @@ export function readEnvironment(envFile?: string): Environment {
   if (named !== undefined && !existsSync(path)) {
     throw new AppError('invalid_input', `PROMPTPIPE_ENV_FILE: ${path} does not exist (set it empty to read no file)`);
   }
-  const fromFile = existsSync(path) ? parseDotenv(readFileSync(path)) : {};
+  // Node's own parser: the dotenv syntax (quotes, comments, `export`, multi-line values in double quotes).
+  const fromFile = existsSync(path) ? parseEnv(readFileSync(path, 'utf8')) : {};
   return { ...fromFile, ...process.env };
 }
 
