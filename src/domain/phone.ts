@@ -1,12 +1,12 @@
 import { type CountryCode, type PhoneNumber, parsePhoneNumberWithError } from 'libphonenumber-js';
+import { LRUCache } from 'lru-cache';
 import { AppError } from './errors.ts';
 
 /**
  * Numbers already canonicalised, by default country and input: every inbound message looks its sender up by number,
- * and parsing one costs more than the rest of that look-up. Bounded; the oldest entry goes first.
+ * and parsing one costs more than the rest of that look-up. Bounded; the least recently used entry goes first.
  */
-const canonical = new Map<string, string>();
-const CANONICAL_CAPACITY = 10_000;
+const canonical = new LRUCache<string, string>({ max: 10_000 });
 
 /** Only digits: how the original PromptPipe stored numbers (country code included, no `+`). */
 const DIGITS_ONLY = /^\d+$/;
@@ -63,7 +63,6 @@ export function toE164(input: string, defaultCountry: string, field = 'phone_num
     );
   }
   const number = phone.number;
-  if (canonical.size >= CANONICAL_CAPACITY) canonical.delete(canonical.keys().next().value as string);
   canonical.set(key, number);
   return number;
 }
