@@ -48,6 +48,7 @@ describe('export of a generated three-day study', () => {
         'jobs.csv',
         'messages.csv',
         'participants.csv',
+        'ratings.csv',
       ].sort(),
     );
     expect(result.files.map((file) => file.file)).toContain('codebook.md');

@@ -5,6 +5,7 @@ import { eventsTable } from './tables/events-table.ts';
 import { jobsTable } from './tables/jobs-table.ts';
 import { messagesTable } from './tables/messages-table.ts';
 import { participantsTable } from './tables/participants-table.ts';
+import { ratingsTable } from './tables/ratings-table.ts';
 
 /** Every exported table, in the order the files are written and documented. */
 export const exportTables: readonly ExportTable[] = [
@@ -14,6 +15,7 @@ export const exportTables: readonly ExportTable[] = [
   jobsTable,
   dailyOutcomesTable,
   auditTable,
+  ratingsTable,
 ];
 
 export function exportTable(name: ExportTableName): ExportTable {
