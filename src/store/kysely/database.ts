@@ -7,7 +7,6 @@
  * send text: PostgreSQL casts an ISO-8601 string to `timestamptz` and a JSON string to `jsonb` itself.
  */
 import type { ColumnType, Generated } from 'kysely';
-import type { AlertDeliveriesTable, AlertsTable, SafetyReviewsTable } from './safety-tables.ts';
 import type { RatingsTable } from './rating-tables.ts';
 import type {
   AlertDeliveriesTable,
