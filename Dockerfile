@@ -58,6 +58,8 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist/bundle dist/bundle
 COPY prompts prompts
+# The rubric of the dashboard's rating page (src/web/rating-routes.ts).
+COPY eval/rubric.yaml eval/rubric.yaml
 COPY src/web/assets src/web/assets
 COPY scripts/container-health-check.ts scripts/
 # PROMPTPIPE_ENV_FILE empty: settings come from the container's environment only, never from a file in the image.
