@@ -125,20 +125,26 @@ export function createStudyDayRepository(db: Kysely<Database>, dialect: StoreDia
         .groupBy(failedDate)
         .execute();
       const failedByDate = new Map(failures.map((row) => [row.date, Number(row.failed)]));
+      // In parallel: on PostgreSQL each is a round trip of its own (SQLite runs them one after another anyway).
+      const perDate = await Promise.all(
+        dates.map(({ start, end }) =>
+          db
+            .selectFrom('llm_calls')
+            .select((expression) => [
+              expression.fn.countAll().as('calls'),
+              sql<number | null>`sum(case when outcome = 'success' then 0 else 1 end)`.as('errors'),
+              sql<number | null>`sum(total_tokens)`.as('tokens'),
+            ])
+            .where('created_at', '>=', toTimestamp(start))
+            .where('created_at', '<', toTimestamp(end))
+            .executeTakeFirstOrThrow(),
+        ),
+      );
       const figures: UsageFigures[] = [];
-      for (const { date, start, end } of dates) {
-        const calls = await db
-          .selectFrom('llm_calls')
-          .select((expression) => [
-            expression.fn.countAll().as('calls'),
-            sql<number | null>`sum(case when outcome = 'success' then 0 else 1 end)`.as('errors'),
-            sql<number | null>`sum(total_tokens)`.as('tokens'),
-          ])
-          .where('created_at', '>=', toTimestamp(start))
-          .where('created_at', '<', toTimestamp(end))
-          .executeTakeFirstOrThrow();
+      for (const [index, { date }] of dates.entries()) {
+        const calls = perDate[index];
         const failed = failedByDate.get(date) ?? 0;
-        if (Number(calls.calls) === 0 && failed === 0) continue;
+        if (!calls || (Number(calls.calls) === 0 && failed === 0)) continue;
         figures.push({
           date,
           llmCalls: Number(calls.calls),
