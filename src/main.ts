@@ -17,8 +17,8 @@ import packageJson from '../package.json' with { type: 'json' };
 import { createApiServer } from './api/api-server.ts';
 import { createAuthThrottle } from './api/auth-throttle.ts';
 import { createAlertApiRoutes } from './api/routes/alert-routes.ts';
-import { createTakeoverApiRoutes } from './api/routes/takeover-routes.ts';
 import { createStudyRoutes } from './api/routes/study-routes.ts';
+import { createTakeoverApiRoutes } from './api/routes/takeover-routes.ts';
 import type { Channel } from './channels/channel.ts';
 import { type ChannelRegistry, createChannelRegistry } from './channels/channel-registry.ts';
 import { createConsoleChannel } from './channels/console/console-channel.ts';
@@ -490,6 +490,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   if (study) {
     log.info({ studyId: study.design.study.id, hash: study.hash, arms: study.design.arms.length }, 'study design');
   }
+  const trials = createTrialService({ store, clock, study });
   const prompts = loadSystemPrompts(config.prompts);
   const languagePrompts = loadLanguageSystemPrompts(config.prompts);
   const promptFiles: PromptSource[] = [
@@ -959,9 +960,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       chatLinks,
       ...(telegramChannel ? { telegramLinks: telegramChannel } : {}),
       live: createLiveTranscripts,
+      trials,
     }),
   );
-  void server.register(createStudyRoutes({ trials: createTrialService({ store, clock, study }) }));
+  void server.register(createStudyRoutes({ trials }));
   if (chatLinks) {
     void server.register(
       createChatRoutes({ store, participants, inbound, links: chatLinks, live: createLiveTranscripts }),

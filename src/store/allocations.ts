@@ -50,6 +50,8 @@ export interface AllocationRepository {
   get(participantId: string): Promise<Allocation | undefined>;
   /** Every allocation of the study, in allocation order. */
   list(studyId: string): Promise<Allocation[]>;
+  /** Every allocation of every study, by participant id after `after` (keyset pages, for the export). */
+  page(after: string | undefined, limit: number): Promise<Allocation[]>;
   /** The arm in force of each allocated participant of the study. */
   armsByParticipant(studyId: string): Promise<Map<string, string>>;
   blockStates(studyId: string): Promise<BlockStateRow[]>;

@@ -18,8 +18,8 @@ import type { Participant, ParticipantStatus } from '../domain/participant.ts';
 import type { AllocationRepository } from './allocations.ts';
 import type { RosterRepository, StudyDayRepository } from './dashboard-reads.ts';
 import type { OriginalRecordRepository } from './original-records.ts';
-import type { AlertRepository, TakeoverRepository } from './safety-records.ts';
 import type { RatingRepository } from './ratings-records.ts';
+import type { AlertRepository, TakeoverRepository } from './safety-records.ts';
 import type { AuditRepository, StaffRepository } from './staff-store.ts';
 
 export type {

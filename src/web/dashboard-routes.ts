@@ -15,6 +15,7 @@ import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { AuditTrail } from '../staff/audit-trail.ts';
 import { isOpenActor, type StaffAccess } from '../staff/staff-access.ts';
 import type { Store } from '../store/store.ts';
+import type { TrialService } from '../trials/trial-service.ts';
 import { registerAdherenceRoutes } from './adherence-routes.ts';
 import { registerAssetRoutes } from './asset-routes.ts';
 import { enrollPage, layout, type PageContext } from './dashboard-pages.ts';
@@ -30,6 +31,7 @@ import { registerParticipantPageRoutes } from './participant-routes.ts';
 import { registerRatingRoutes } from './rating-routes.ts';
 import { registerRosterRoutes } from './roster-routes.ts';
 import { registerStaffRoutes } from './staff-routes.ts';
+import { registerStudyPageRoutes } from './study-page-routes.ts';
 import { dashboardEntry } from './transcript-view.ts';
 import type { WebChatLinks } from './web-chat-links.ts';
 import { FALLBACK_TIME_ZONE, participantTimeZone } from './zoned-time.ts';
@@ -55,6 +57,8 @@ export interface DashboardOptions {
   /** Present when the telegram channel is enabled: the participant page shows a one-time deep link. */
   telegramLinks?: TelegramLinksView | undefined;
   live: (app: FastifyInstance) => LiveTranscripts;
+  /** The trial (`STUDY_DESIGN_FILE`): the allocation report page. */
+  trials?: TrialService;
 }
 
 type Form = Record<string, string>;
@@ -221,6 +225,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
 
     registerOverviewRoutes(app, options, kit);
     registerAdherenceRoutes(app, options, kit);
+    if (options.trials) registerStudyPageRoutes(app, { trials: options.trials }, kit);
     registerExportPageRoutes(app, options, kit);
     registerRatingRoutes(app, options, kit, action);
 

@@ -138,6 +138,7 @@ describe('promptpipe export', () => {
     await runCli(['export', '--out', out, '--format', 'jsonl', '--participant', 'p1'], ok);
     expect(ok.code()).toBeUndefined();
     expect(readdirSync(out).sort()).toEqual([
+      'allocations.jsonl',
       'audit.jsonl',
       'codebook.md',
       'daily_outcomes.jsonl',

@@ -41,6 +41,7 @@ describe('export of a generated three-day study', () => {
     });
     expect(readdirSync(out).sort()).toEqual(
       [
+        'allocations.csv',
         'audit.csv',
         'codebook.md',
         'daily_outcomes.csv',

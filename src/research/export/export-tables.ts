@@ -1,4 +1,5 @@
 import type { ExportTable, ExportTableName } from './export-types.ts';
+import { allocationsTable } from './tables/allocations-table.ts';
 import { auditTable } from './tables/audit-table.ts';
 import { dailyOutcomesTable } from './tables/daily-outcomes-table.ts';
 import { eventsTable } from './tables/events-table.ts';
@@ -14,6 +15,7 @@ export const exportTables: readonly ExportTable[] = [
   eventsTable,
   jobsTable,
   dailyOutcomesTable,
+  allocationsTable,
   auditTable,
   ratingsTable,
 ];

@@ -5,7 +5,16 @@
 import type { Store } from '../../store/store.ts';
 import type { Pseudonymizer } from './pseudonymizer.ts';
 
-export const EXPORT_TABLES = ['participants', 'messages', 'events', 'jobs', 'daily_outcomes', 'audit', 'ratings'] as const;
+export const EXPORT_TABLES = [
+  'participants',
+  'messages',
+  'events',
+  'jobs',
+  'daily_outcomes',
+  'allocations',
+  'audit',
+  'ratings',
+] as const;
 export type ExportTableName = (typeof EXPORT_TABLES)[number];
 
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;

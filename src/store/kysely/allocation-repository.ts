@@ -115,6 +115,12 @@ export function createAllocationRepository(db: Kysely<Database>, dialect: StoreD
       return rows.map(toAllocation);
     },
 
+    async page(after, limit) {
+      let query = db.selectFrom('allocations').selectAll().orderBy('participant_id').limit(limit);
+      if (after !== undefined) query = query.where('participant_id', '>', after);
+      return (await query.execute()).map(toAllocation);
+    },
+
     async armsByParticipant(studyId) {
       const rows = await db
         .selectFrom('allocations')

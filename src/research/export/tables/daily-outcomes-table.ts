@@ -12,6 +12,11 @@ import { DailyOutcomeCollector, localDateTimeOf } from './daily-outcomes.ts';
 
 const columns: ExportColumn[] = [
   { name: 'participant_id', type: 'string', description: 'Participant id' },
+  {
+    name: 'arm',
+    type: 'string',
+    description: 'The trial arm in force at export (allocations.arm); empty without a study design',
+  },
   { name: 'local_date', type: 'date', description: "The study day: the prompt's date in the participant's zone" },
   { name: 'timezone', type: 'string', description: "The participant's IANA zone (UTC when unknown)" },
   { name: 'prompt_sent_at_utc', type: 'timestamp', description: 'When the daily prompt was sent (UTC)' },
@@ -63,10 +68,12 @@ async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
       );
       for await (const entryPage of entries) for (const entry of entryPage) collector.addEntry(entry);
       const flow = await store.flowStates.get(participant.id);
+      const arm = (await store.allocations.get(participant.id))?.armId ?? null;
       const initial = parseProfile(flow?.stateData[DataKey.userProfile], participant.updatedAt).intensity;
       for (const day of collector.outcomes(participant.id, participant.timezone, initial)) {
         yield {
           participant_id: day.participantId,
+          arm,
           local_date: day.localDate,
           timezone: day.timezone || 'UTC',
           prompt_sent_at_utc: day.promptSentAt.toISOString(),

@@ -1,0 +1,39 @@
+/**
+ * `/dashboard/study`: the trial's allocation report — the design in force, counts per arm (in force and as drawn),
+ * per stratum, each stratum's block progress, and the overrides. For admins: a block's progress hints at what its
+ * remaining allocations are (concealment), so the page needs the same permission as `GET /study/allocations`.
+ */
+import type { AllocationReport } from '../trials/trial-service.ts';
+import { layout, type PageContext } from './dashboard-pages.ts';
+import { html } from './html.ts';
+
+export function studyPage(
+  context: PageContext,
+  study: { id: string; hash: string; method: string } | undefined,
+  report: AllocationReport | undefined,
+): string {
+  if (!study || !report) {
+    return layout(
+      'Study',
+      context,
+      html`<p>No study design is loaded (<code>STUDY_DESIGN_FILE</code>): every participant gets the same conversation.</p>`,
+    );
+  }
+  const armIds = report.arms.map((arm) => arm.armId);
+  return layout(
+    `Study ${study.id}`,
+    context,
+    html`<section class="card"><h2>Design</h2><dl><dt>Allocation</dt><dd>${study.method}</dd>
+<dt>Design hash</dt><dd><code id="design-hash">${study.hash}</code></dd><dt>Allocated</dt><dd id="allocated-total">${report.total}</dd>
+<dt>Staff overrides</dt><dd>${report.overrides}</dd></dl></section>
+<section class="card"><h2>Arms</h2><table id="arm-counts"><thead><tr><th scope="col">Arm</th><th scope="col">Label</th><th scope="col">In force</th><th scope="col">Drawn</th></tr></thead><tbody>
+${report.arms.map((arm) => html`<tr><th scope="row">${arm.armId}</th><td>${arm.label}</td><td>${arm.inForce}</td><td>${arm.drawn}</td></tr>`)}
+</tbody></table></section>
+<section class="card"><h2>Strata and blocks</h2><table id="strata"><thead><tr><th scope="col">Stratum</th>${armIds.map((id) => html`<th scope="col">${id}</th>`)}<th scope="col">Block</th><th scope="col">Taken</th></tr></thead><tbody>
+${report.strata.map(
+  (stratum) =>
+    html`<tr><th scope="row">${stratum.stratum || '(all)'}</th>${armIds.map((id) => html`<td>${stratum.counts[id] ?? 0}</td>`)}<td>${stratum.block && stratum.block.blockIndex >= 0 ? String(stratum.block.blockIndex + 1) : '—'}</td><td>${stratum.block && stratum.block.blockSize > 0 ? `${stratum.block.position} of ${stratum.block.blockSize}` : '—'}</td></tr>`,
+)}
+</tbody></table></section>`,
+  );
+}
