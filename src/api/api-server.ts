@@ -98,7 +98,9 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       createStaffAccess({ staff: undefined, apiToken: config.api.token, idleTimeoutMs: 8 * 3_600_000 }),
     throttle: options.authThrottle ?? createAuthThrottle(),
   });
-  registerPseudonymisation(app);
+  registerPseudonymisation(app, {
+    participantNames: async () => (await options.store.participants.list()).map((participant) => participant.name),
+  });
   // Before the durable-response hook: an action's audit row commits with the sync that acknowledges it.
   if (options.auditTrail) registerAuditTrail(app, options.auditTrail);
   if (options.store.durable) registerDurableResponses(app, options.store.durable);

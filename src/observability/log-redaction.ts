@@ -1,7 +1,7 @@
 /**
- * Credentials kept out of the log. Three reach the server in a request line, where Fastify's request log would copy
+ * Credentials kept out of the log. Four reach the server in a request line, where Fastify's request log would copy
  * them into every line about that request: the web-chat token (the path `/chat/<token>` is the chat's only
- * credential), Meta's `hub.verify_token` (the query string of the WhatsApp Cloud handshake) and any token a client puts
+ * credential), a staff invitation's secret (`/dashboard/invite/<secret>`), Meta's `hub.verify_token` (the query string of the WhatsApp Cloud handshake) and any token a client puts
  * in a query string (`?token=`). Headers that carry credentials (Authorization, cookies, signatures) must not be
  * logged either. The pino serializers below rewrite the fields that hold them (`req`, `url`, `headers`), and
  * `redactText` rewrites every whole line, where a message or an error's stack may quote a URL.
@@ -10,11 +10,12 @@
 export const REDACTED = '[redacted]';
 
 /**
- * The web chat's path prefix (src/web/web-chat-links.ts: `CHAT_PATH_PREFIX`; a test keeps the two equal). Matched
+ * The web chat's path prefix (src/web/web-chat-links.ts: `CHAT_PATH_PREFIX`; a test keeps the two equal) and the
+ * staff invitation links' (src/web/staff-routes.ts). Matched
  * case-insensitively and with repeated slashes: a request for `/CHAT/<token>` or `//chat/<token>` is answered 404, but
  * its URL is logged all the same.
  */
-const CHAT_PATH = /^((?:[a-z][a-z0-9+.-]*:\/\/[^/?#]*)?\/+chat\/+)[^/?#]+/i;
+const CHAT_PATH = /^((?:[a-z][a-z0-9+.-]*:\/\/[^/?#]*)?\/+(?:chat|dashboard\/+invite)\/+)[^/?#]+/i;
 
 /**
  * Every channel's inbound webhooks live under this prefix (a test checks each route's path). Their query strings belong
@@ -27,7 +28,7 @@ const PROVIDER_WEBHOOK_PATH = /^(?:[a-z][a-z0-9+.-]*:\/\/[^/?#]*)?\/+channels\//
  * quote inside a string is escaped (`\"`), and the replacement must leave that escape in place for the line to stay
  * valid JSON.
  */
-const CHAT_PATH_IN_TEXT = /((?:^|[\s"'(:=]|\/\/[^/\s"'\\]+)\/+chat\/+)[^/?#\s"'\\<>)]+/gi;
+const CHAT_PATH_IN_TEXT = /((?:^|[\s"'(:=]|\/\/[^/\s"'\\]+)\/+(?:chat|dashboard\/+invite)\/+)[^/?#\s"'\\<>)]+/gi;
 const WEBHOOK_QUERY_IN_TEXT = /(\/+channels\/[^?\s"'\\]*\?)[^\s"'\\#]+/gi;
 const PARAMETER_IN_TEXT = /([?&])([^=&#\s"'\\]+)=([^&#\s"'\\]*)/g;
 const USER_INFO_IN_TEXT = /(\/\/[^/?#\s:@"'\\]+:)[^@/?#\s"'\\]+@/g;

@@ -1,6 +1,7 @@
 /** Request schemas of the research endpoints (export, import, broadcasts, stats). */
 import { z } from 'zod';
 import { PARTICIPANT_STATUSES } from '../domain/participant.ts';
+import { EXPORT_TABLES } from './export/export-types.ts';
 
 const flag = z.enum(['true', 'false', '1', '0'], { error: () => 'must be true or false' }).optional();
 
@@ -8,10 +9,12 @@ export function isTrue(value: string | undefined): boolean {
   return value === 'true' || value === '1';
 }
 
+/** Every exported table, from the one list of them (a table added there is downloadable at once). */
+const EXPORT_FILE = new RegExp(`^(${EXPORT_TABLES.join('|')})\\.(csv|jsonl)$`);
+
 export const exportParamsSchema = z.object({
-  file: z.string().regex(/^(participants|messages|events|jobs|daily_outcomes)\.(csv|jsonl)$/, {
-    error: () =>
-      'must be <table>.csv or <table>.jsonl with table participants, messages, events, jobs or daily_outcomes',
+  file: z.string().regex(EXPORT_FILE, {
+    error: () => `must be <table>.csv or <table>.jsonl with table ${EXPORT_TABLES.join(', ')}`,
   }),
 });
 

@@ -30,14 +30,17 @@ export function pseudonymiseParticipantJson<T extends { phone_number?: unknown; 
   } as T;
 }
 
-/** Deep: every string's phone numbers masked, every participant-shaped object's name dropped. */
-export function pseudonymiseResponse(value: unknown): unknown {
-  if (typeof value === 'string') return maskPhonesIn(value);
-  if (Array.isArray(value)) return value.map(pseudonymiseResponse);
+/**
+ * Deep: every string's phone numbers masked (and whatever else `hide` hides: participants' names), every
+ * participant-shaped object's name dropped.
+ */
+export function pseudonymiseResponse(value: unknown, hide: (text: string) => string = (text) => text): unknown {
+  if (typeof value === 'string') return hide(maskPhonesIn(value));
+  if (Array.isArray(value)) return value.map((item) => pseudonymiseResponse(item, hide));
   if (value === null || typeof value !== 'object' || value instanceof Date || Buffer.isBuffer(value)) return value;
   const record = value as Record<string, unknown>;
   const shaped = 'phone_number' in record || 'phoneNumber' in record ? withoutName(record) : record;
-  return Object.fromEntries(Object.entries(shaped).map(([key, inner]) => [key, pseudonymiseResponse(inner)]));
+  return Object.fromEntries(Object.entries(shaped).map(([key, inner]) => [key, pseudonymiseResponse(inner, hide)]));
 }
 
 function withoutName(record: Record<string, unknown>): Record<string, unknown> {

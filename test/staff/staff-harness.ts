@@ -24,7 +24,13 @@ export const cookieOf = (setCookie: string | string[] | undefined): string =>
 export const csrfOf = (page: string): string => /name="csrf-token" content="([^"]+)"/.exec(page)?.[1] ?? '';
 
 export async function startStaffApp(
-  options: { wallClock?: () => number; environment?: Record<string, string> } = {},
+  options: {
+    wallClock?: () => number;
+    environment?: Record<string, string>;
+    logLines?: string[];
+    /** A database file instead of memory (to read its bytes). */
+    filename?: string;
+  } = {},
 ): Promise<Application> {
   const config = loadConfig({
     API_ADDR: '127.0.0.1:0',
@@ -37,12 +43,21 @@ export async function startStaffApp(
   });
   const app = await createApplication({
     config,
-    log: pino({ level: 'silent' }),
-    store: await createSqliteStore({ filename: ':memory:' }),
+    // Every log line kept when asked: a test can then prove no secret was ever logged.
+    log: options.logLines
+      ? pino({ level: 'trace' }, { write: (line: string) => options.logLines?.push(line) })
+      : pino({ level: 'silent' }),
+    store: await createSqliteStore({ filename: options.filename ?? ':memory:' }),
     ...(options.wallClock ? { wallClock: options.wallClock } : {}),
   });
   await app.start();
   return app;
+}
+
+/** The harness's wall clock: what the app's sessions, lockouts and token expiry read. */
+let wallNow: () => Date = () => new Date();
+export function useWallClock(now: () => number): void {
+  wallNow = () => new Date(now());
 }
 
 export async function signIn(app: Application, email: string, password = PASSWORD) {
@@ -56,7 +71,7 @@ export async function signIn(app: Application, email: string, password = PASSWOR
 
 /** One account per role, signed in, each with an admin-scoped token (its permissions are then its role's). */
 export async function staffPerRole(app: Application): Promise<Record<Role, StaffMember>> {
-  const accounts = createStaffService({ staff: app.store.staff, now: () => new Date() });
+  const accounts = createStaffService({ staff: app.store.staff, now: wallNow });
   const members: Partial<Record<Role, StaffMember>> = {};
   for (const role of ROLES) {
     const email = `${role}@study.example`;

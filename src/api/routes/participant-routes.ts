@@ -65,7 +65,7 @@ export function registerParticipantRoutes(
     return reply.code(201).send(ok(enrolled, 'Conversation participant enrolled successfully'));
   });
 
-  app.get(PARTICIPANTS_PATH, { config: { permission: 'read' } }, async (request) => {
+  app.get(PARTICIPANTS_PATH, { config: { permission: 'read', auditRead: true } }, async (request) => {
     const query = parseInput(listQuerySchema, request.query, 'query');
     const list = await participants.list(query.status ? { status: query.status } : {});
     // One at a time: a web-chat participant without a link yet gets one issued (a write).

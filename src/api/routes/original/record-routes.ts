@@ -69,7 +69,7 @@ export function registerRecordRoutes(app: FastifyInstance, options: RecordRouteO
     return filter;
   }
 
-  app.get('/receipts', { config: { permission: 'read' } }, async (request) => {
+  app.get('/receipts', { config: { permission: 'read', auditRead: true } }, async (request) => {
     const query = parseInput(receiptsQuerySchema, request.query, 'query');
     const receipts = await store.originalRecords.receipts(filterOf(query, query.to, 'to'));
     return ok(receipts.map(receiptJson));
@@ -91,7 +91,7 @@ export function registerRecordRoutes(app: FastifyInstance, options: RecordRouteO
     return reply.code(201).send(ok(undefined, 'Response recorded successfully'));
   });
 
-  app.get('/responses', { config: { permission: 'read' } }, async (request) => {
+  app.get('/responses', { config: { permission: 'read', auditRead: true } }, async (request) => {
     const query = parseInput(responsesQuerySchema, request.query, 'query');
     const responses = await store.originalRecords.responses(filterOf(query, query.from, 'from'));
     return ok(responses.map(responseJson));
