@@ -17,6 +17,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { createApiServer } from './api/api-server.ts';
 import { createAuthThrottle } from './api/auth-throttle.ts';
 import { createAlertApiRoutes } from './api/routes/alert-routes.ts';
+import { createPauseApiRoutes } from './api/routes/pause-routes.ts';
 import { createStudyRoutes } from './api/routes/study-routes.ts';
 import { createTakeoverApiRoutes } from './api/routes/takeover-routes.ts';
 import type { Channel } from './channels/channel.ts';
@@ -90,6 +91,7 @@ import { createScheduleHandler, ORIGINAL_SCHEDULE_JOB } from './original/origina
 import { createOriginalSender } from './original/original-sender.ts';
 import { createOriginalTimers } from './original/original-timers.ts';
 import { createParticipantService, type ParticipantService } from './participants/participant-service.ts';
+import { createPauseService, PARTICIPANT_RESUME_JOB } from './participants/pause-service.ts';
 import {
   BROADCAST_MESSAGE_JOB,
   createBroadcastHandler,
@@ -777,6 +779,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     greetingRatePerMinute: config.research.enrollGreetingRate,
     onJobEnqueued: notifyRunner,
   });
+  const pauses = createPauseService({ store, clock, newId, participants, onEnqueued: notifyRunner });
+  // Without the participant lock: resuming updates the participant, which takes it itself.
+  runner.register(PARTICIPANT_RESUME_JOB, (job) => pauses.resumeOnDate(job), { lock: false });
   runner.register(BROADCAST_MESSAGE_JOB, createBroadcastHandler({ store, clock, messenger }));
   const broadcasts = createBroadcastService({
     store,
@@ -812,6 +817,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     lock,
     safety: safety.screen,
     takeover: takeovers,
+    answerWhilePaused: config.safety.pauseAnswersMessages,
     // Only for a configured model: without one, every turn answers "assistant unavailable" at once.
     ...(config.llm.apiKey || config.llm.baseUrl
       ? {
@@ -944,6 +950,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 
   void server.register(createAlertApiRoutes({ store, alerts: safety.alerts }));
   void server.register(createTakeoverApiRoutes({ store, takeovers }));
+  void server.register(createPauseApiRoutes({ pauses }));
   // The dashboard always; the participant chat pages when the web-chat channel is on.
   void server.register(
     createDashboardRoutes({

@@ -112,6 +112,8 @@ export interface InboundServiceOptions {
   safety?: Pick<SafetyScreen, 'screen'>;
   /** A conversation taken over by staff: the message is recorded for them, the coach does not answer it. */
   takeover?: { intercept(inbound: InboundMessage): Promise<boolean> };
+  /** `PAUSE_ANSWERS_MESSAGES`: a paused participant's own messages are answered (vacation mode stops only prompts). */
+  answerWhilePaused?: boolean;
 }
 
 export {
@@ -272,7 +274,10 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
       }
       if (options.safety && !(await options.safety.screen(inbound, participant)).coachTurn) return 'done';
       if (await options.takeover?.intercept(inbound)) return 'done';
-      if (participant.status !== ParticipantStatus.ACTIVE) {
+      const answered =
+        participant.status === ParticipantStatus.ACTIVE ||
+        (participant.status === ParticipantStatus.PAUSED && options.answerWhilePaused === true);
+      if (!answered) {
         await recordIgnored(inbound, participant);
         log.info(
           { inboundId: inbound.id, participantId: participant.id, status: participant.status },

@@ -26,6 +26,8 @@ export interface SafetySettings {
   coachTurn: CoachTurnOnFlag;
   /** `SAFETY_REVIEW`: a flag puts the participant under staff review (no proactive messages until resolved). */
   review: boolean;
+  /** `PAUSE_ANSWERS_MESSAGES`: a paused participant's own messages are answered by the coach (no proactive ones). */
+  pauseAnswersMessages: boolean;
   /** `TAKEOVER_IDLE_AFTER`: a taken-over conversation without a staff message this long raises an alert. */
   takeoverIdleAfterMs: number;
   alerts: {
@@ -131,6 +133,7 @@ export function readSafetySettings(read: SettingsReader): SafetySettings {
     messages: { ...DEFAULT_SAFETY_MESSAGES, ...messages },
     coachTurn: read.oneOf('SAFETY_COACH_TURN', ['skip', 'reply'] as const, 'skip'),
     review: read.boolean('SAFETY_REVIEW', true),
+    pauseAnswersMessages: read.boolean('PAUSE_ANSWERS_MESSAGES', true),
     takeoverIdleAfterMs: read.duration('TAKEOVER_IDLE_AFTER', '30m'),
     alerts: {
       smtpUrl,

@@ -90,7 +90,7 @@ export function describeAlertStoreContract(current: () => Store): void {
       expect(await store.alerts.endReview('al_1')).toBe(false);
       expect(await store.alerts.underReview('al_1')).toBe(false);
     });
-  
+
     it('takes a conversation over once, moves its last staff message, and ends it', async () => {
       const store = current();
       await store.participants.create(participantFixture('al_1', '+15550000201', at(0)));

@@ -1,0 +1,127 @@
+/**
+ * Vacation mode against the real `promptpipe serve` process (webhook channel, scripted model, manual clock): a
+ * participant with a 09:00 daily prompt is paused until a date; meanwhile no daily prompt goes out but their own
+ * message is answered; on the date the schedule resumes at its next due time, one prompt a day, no burst of the
+ * missed ones.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
+import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
+import { describeOutput, type ServerProcess, startServer, stopServer, waitFor } from '../support/server-process.ts';
+
+const API_TOKEN = 'pause-e2e-api-token';
+const PHONE = '+15551230301';
+const PROMPT = 'Take your ten-minute walk after breakfast.';
+
+let serverProcess: ServerProcess | undefined;
+let model: ScriptedOpenAiServer;
+let gateway: HttpReceiver;
+let stateDir: string;
+
+beforeAll(async () => {
+  stateDir = await mkdtemp(join(tmpdir(), 'promptpipe-pause-'));
+  gateway = await startHttpReceiver();
+  model = await startScriptedOpenAiServer({
+    respond: (request) => {
+      const said = request.lastMessage?.content ?? '';
+      if (request.body.messages[0]?.content?.startsWith('You write one short daily habit prompt')) {
+        return { content: PROMPT };
+      }
+      if (request.lastMessage?.role === 'tool') return { content: 'Scheduled for 09:00.' };
+      if (said === 'Remind me every day at 09:00') {
+        return {
+          toolCalls: [{ name: 'scheduler', arguments: { action: 'create', type: 'fixed', fixed_time: '09:00' } }],
+        };
+      }
+      return { content: said.includes('expecting a greeting') ? 'Hello!' : `Coach heard: ${said}` };
+    },
+  });
+  serverProcess = await startServer({
+    PATH: process.env.PATH ?? '',
+    PROMPTPIPE_STATE_DIR: stateDir,
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test',
+    GENAI_MODEL: 'scripted',
+    LLM_MAX_RETRIES: '0',
+    PROMPTPIPE_CLOCK: 'manual',
+    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00.000Z',
+    PROMPTPIPE_CHANNEL: 'webhook',
+    PROMPTPIPE_WEBHOOK_URL: gateway.url,
+    PROMPTPIPE_API_TOKEN: API_TOKEN,
+    LOG_LEVEL: 'warn',
+  });
+}, 60_000);
+
+afterAll(async () => {
+  if (serverProcess) await stopServer(serverProcess);
+  await model?.close();
+  await gateway?.close();
+  if (stateDir) await rm(stateDir, { recursive: true, force: true });
+}, 30_000);
+
+async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response> {
+  return fetch(`${serverProcess?.baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${API_TOKEN}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+const texts = (): string[] =>
+  gateway.requests.map((request) => {
+    const message = JSON.parse(request.body) as { text?: string; question?: string };
+    return message.text ?? message.question ?? '';
+  });
+/** Daily prompts sent: each is followed by its Done poll (the prompt itself may be the fallback text). */
+const prompts = (): number => texts().filter((text) => text === 'Did you do it?').length;
+
+async function clockTo(iso: string): Promise<void> {
+  const response = await call('POST', '/admin/clock', { set_to: iso });
+  expect(response.status, await response.clone().text()).toBe(200);
+}
+
+describe('vacation mode, against the server process', () => {
+  it('no daily prompt while paused, replies still answered, one prompt a day from the resume date', {
+    timeout: 90_000,
+  }, async ({ onTestFailed }) => {
+    onTestFailed(() => console.error(`${describeOutput(serverProcess)}\n${texts().join('\n')}`));
+    const wait = <T>(what: string, check: () => T | Promise<T>) => waitFor(what, check, 20_000, [serverProcess]);
+    const enrolled = await call('POST', '/conversation/participants', {
+      phone_number: PHONE,
+      name: 'Ada',
+      timezone: 'UTC',
+    });
+    const participantId = ((await enrolled.json()) as { result: { id: string } }).result.id;
+    await wait('the greeting', () => texts().includes('Hello!'));
+    await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'Remind me every day at 09:00', id: 'm-1' });
+    await wait('the schedule', () => texts().includes('Scheduled for 09:00.'));
+
+    const base = `/conversation/participants/${participantId}`;
+    expect((await call('POST', `${base}/resume`)).status).toBe(409);
+    expect((await call('POST', `${base}/pause`, { resume_on: '2026-03-02' })).status).toBe(400);
+    expect((await call('POST', `${base}/pause`, { resume_on: 'next week' })).status).toBe(400);
+    const paused = await call('POST', `${base}/pause`, { resume_on: '2026-03-06' });
+    expect(paused.status).toBe(200);
+    expect(((await paused.json()) as { result: { status: string } }).result.status).toBe('paused');
+
+    await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'On holiday now', id: 'm-2' });
+    await wait('the reply while paused', () => texts().includes('Coach heard: On holiday now'));
+    await clockTo('2026-03-05T23:00:00.000Z');
+    expect(prompts()).toBe(0);
+
+    // The resume date: the schedule goes on from its next due time (08:50 UTC, 10 minutes before 09:00), once.
+    await clockTo('2026-03-06T12:00:00.000Z');
+    await wait('the first prompt after the pause', () => prompts() === 1);
+    const participant = await call('GET', base);
+    expect(((await participant.json()) as { result: { status: string } }).result.status).toBe('active');
+    await clockTo('2026-03-07T12:00:00.000Z');
+    await wait('the next day’s prompt', () => prompts() === 2);
+    expect(prompts()).toBe(2);
+  });
+});
