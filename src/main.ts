@@ -109,6 +109,7 @@ import { createDailyPromptHandler } from './scheduling/daily-prompt-handler.ts';
 import { DAILY_PROMPT_JOB } from './scheduling/daily-prompt-jobs.ts';
 import type { JobRunner } from './scheduling/job-runner.ts';
 import { createJobRunner } from './scheduling/job-runner-service.ts';
+import { withQuietHours } from './scheduling/quiet-hours.ts';
 import { createSharedManualClock } from './scheduling/shared-manual-clock.ts';
 import { registerTimers } from './scheduling/timers/index.ts';
 import { createAuditTrail } from './staff/audit-trail.ts';
@@ -455,7 +456,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // through one dedicated connection (see postgres-coordinator.ts and docs/deployment.md).
   const coordinator = await openCoordinator(config, log, rawStore, options.store !== undefined);
   const lock = coordinator?.lock ?? createInProcessLock();
-  const runner = createJobRunner({
+  const jobRunner = createJobRunner({
     store,
     clock,
     lock,
@@ -466,6 +467,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     ...(coordinator ? { releaseAbandonedJobs: (now: Date) => coordinator.releaseAbandonedJobs(now) } : {}),
     onJobRun: (job, report) => metrics.recordJobLateness(job.kind, report.lateMs / 1000),
   });
+  // QUIET_HOURS: proactive jobs due inside the window wait for its end (scheduling/quiet-hours.ts); replies never do.
+  const runner = config.safety.quietHours
+    ? withQuietHours(jobRunner, { window: config.safety.quietHours, store, clock })
+    : jobRunner;
   coordinator?.onNotification('jobs', () => runner.notify());
   const sharedClock =
     coordinator && isManualClock(clock)

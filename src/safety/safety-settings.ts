@@ -4,6 +4,8 @@
  * broken keyword list or safety message file stops the server instead of silently detecting nothing.
  */
 import { readFileSync } from 'node:fs';
+import type { QuietHours } from '../scheduling/quiet-hours.ts';
+import { parseLocalTime } from '../scheduling/schedule-time.ts';
 import { DEFAULT_RISK_KEYWORDS, type KeywordRules } from './risk-keywords.ts';
 import { DEFAULT_SAFETY_PROMPT } from './risk-model-check.ts';
 import { DEFAULT_SAFETY_MESSAGES } from './safety-messages.ts';
@@ -28,6 +30,8 @@ export interface SafetySettings {
   review: boolean;
   /** `PAUSE_ANSWERS_MESSAGES`: a paused participant's own messages are answered by the coach (no proactive ones). */
   pauseAnswersMessages: boolean;
+  /** `QUIET_HOURS` (`21:00-08:00`, participant's local time): proactive messages wait for the end (quiet-hours.ts). */
+  quietHours: QuietHours | undefined;
   /** `TAKEOVER_IDLE_AFTER`: a taken-over conversation without a staff message this long raises an alert. */
   takeoverIdleAfterMs: number;
   alerts: {
@@ -103,6 +107,19 @@ function readPrompt(read: SettingsReader): string {
   return DEFAULT_SAFETY_PROMPT;
 }
 
+function readQuietHours(read: SettingsReader): QuietHours | undefined {
+  const text = read.string('QUIET_HOURS');
+  if (text === undefined) return undefined;
+  const [startText, endText, ...rest] = text.split('-');
+  const start = startText === undefined ? undefined : parseLocalTime(startText);
+  const end = endText === undefined ? undefined : parseLocalTime(endText);
+  if (!start || !end || rest.length > 0 || (start.hour === end.hour && start.minute === end.minute)) {
+    read.problems.push(`QUIET_HOURS must be a window such as 21:00-08:00 (got "${text}")`);
+    return undefined;
+  }
+  return { start, end };
+}
+
 export function readSafetySettings(read: SettingsReader): SafetySettings {
   const keywords = readLanguageFile(read, 'SAFETY_KEYWORDS_FILE', isPhraseList, 'a list of phrases');
   const messages = readLanguageFile(read, 'SAFETY_MESSAGES_FILE', isText, 'a non-empty text');
@@ -133,6 +150,7 @@ export function readSafetySettings(read: SettingsReader): SafetySettings {
     messages: { ...DEFAULT_SAFETY_MESSAGES, ...messages },
     coachTurn: read.oneOf('SAFETY_COACH_TURN', ['skip', 'reply'] as const, 'skip'),
     review: read.boolean('SAFETY_REVIEW', true),
+    quietHours: readQuietHours(read),
     pauseAnswersMessages: read.boolean('PAUSE_ANSWERS_MESSAGES', true),
     takeoverIdleAfterMs: read.duration('TAKEOVER_IDLE_AFTER', '30m'),
     alerts: {
