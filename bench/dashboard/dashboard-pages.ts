@@ -75,6 +75,7 @@ async function nthRosterPage(get: (url: string) => Promise<string>, count: numbe
 const PAGES: readonly PageSpec[] = [
   { name: 'roster page 1', url: async () => '/dashboard' },
   { name: 'roster page 50', url: (get) => nthRosterPage(get, 50) },
+  { name: 'roster page 50 by its number', url: async () => '/dashboard?page=50' },
   {
     name: 'roster last page',
     url: async (get) => linkOf(await get('/dashboard'), 'last') ?? '/dashboard?page=200',

@@ -19,8 +19,12 @@ export interface RosterKey {
   id: string;
 }
 
-/** Which page: after a key (Next), before a key (Previous), or the oldest rows (Last). Absent: the first page. */
-export type RosterPosition = { after: RosterKey } | { before: RosterKey } | 'last';
+/**
+ * Which page: after a key (Next), before a key (Previous), the oldest rows (Last), or after skipping a number of rows
+ * (a page asked for by its number: only the keys of the skipped rows are read, through the enrolment index; past the
+ * end, the last page). Absent: the first page.
+ */
+export type RosterPosition = { after: RosterKey } | { before: RosterKey } | { skip: number } | 'last';
 
 export interface RosterFilter {
   /**

@@ -42,9 +42,10 @@ export function registerRosterRoutes(
       channel: options.channelNames.includes(query.channel ?? '') ? (query.channel as string) : '',
       page: Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1),
     };
-    const position = rosterPosition(query);
-    // Without a key the page is the first, whatever number the link carries.
-    if (!position.position) roster.page = 1;
+    const keyed = rosterPosition(query);
+    // A page asked for by its number alone (typed, or an old bookmark): its rows after skipping the pages before it.
+    const position =
+      keyed.position || roster.page === 1 ? keyed : { position: { skip: (roster.page - 1) * PAGE_SIZE } };
     const result = await store.roster.page({
       limit: PAGE_SIZE,
       ...position,

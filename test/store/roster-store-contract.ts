@@ -123,6 +123,11 @@ export function describeRosterStoreContract(current: () => Store): void {
       expect(last.rows.map((row) => row.participant.id)).toEqual(['p_2', 'p_1', 'p_0']);
       expect(last).toMatchObject({ hasNewer: true, hasOlder: false });
       expect((await db.roster.page({ limit: 3, status: 'paused', position: 'last' })).rows).toEqual([]);
+      const skipped = await db.roster.page({ limit: 3, position: { skip: 3 } });
+      expect(skipped.rows.map((row) => row.participant.id)).toEqual(['p_3', 'p_2', 'p_1']);
+      expect(skipped).toMatchObject({ hasNewer: true, hasOlder: true });
+      const past = await db.roster.page({ limit: 3, position: { skip: 30 } });
+      expect(past.rows.map((row) => row.participant.id)).toEqual(['p_2', 'p_1', 'p_0']);
     });
   });
 }

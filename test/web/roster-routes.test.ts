@@ -82,9 +82,13 @@ describe('roster pages by key', () => {
     expect(pageNumber(previous)).toBe('2 of 3');
     expect(link(pages[0] ?? '', 'prev')).toBeUndefined();
     expect(link(last, 'next')).toBeUndefined();
+    // A page asked for by its number alone (typed, or an old bookmark) is that page.
+    const second = (await get('/dashboard?page=2')).body;
+    expect(rosterIds(second)).toEqual(seen.slice(50, 100));
+    expect(pageNumber(second)).toBe('2 of 3');
   });
 
-  it('refuses a page link whose key is not one, and a page number alone shows the first page', async () => {
+  it('refuses a page link whose key is not one; a page number past the end shows the last page', async () => {
     app = await startWithParticipants(3);
     for (const url of ['/dashboard?after=yesterday', '/dashboard?before=2026-02-01T00:00:00.000Z']) {
       const refused = await get(url);

@@ -3,11 +3,12 @@
  * enrolment indexes of migration 022, then the per-row columns for those rows only: the flow state's data keys, the
  * next daily prompt (the participant's pending jobs), the last visible message (the participant's newest transcript
  * entries) and the study-day counts (`participant_adherence`). A page costs the same at any position and with any
- * length of history; the total is one count over the same indexed filters.
+ * length of history (a page asked for by its number skips only keys); the total is one count over the same indexed
+ * filters.
  */
 import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { EngagementState } from '../../scheduling/timers/engagement-guard.ts';
-import type { RosterFilter, RosterKey, RosterRow } from '../dashboard-reads.ts';
+import type { RosterFilter, RosterKey, RosterPage, RosterPosition, RosterRow } from '../dashboard-reads.ts';
 import { studyDaySql } from '../migrations/study-day-sql.ts';
 import type { RosterRepository, TranscriptKind } from '../store.ts';
 import { fromTimestamp, toTimestamp } from './column-codecs.ts';
@@ -68,21 +69,23 @@ export function createRosterRepository(db: Kysely<Database>, dialect: StoreDiale
   async function pageKeys(filter: RosterFilter): Promise<{ ids: string[]; more: boolean }> {
     const position = filter.position;
     // Newest first reads the enrolment index backwards; Previous and Last read it forwards and turn the rows round.
-    const forwards = position === 'last' || (position !== undefined && 'before' in position);
+    const forwards = readsForwards(position);
     const order = forwards ? 'asc' : 'desc';
     const row = (key: RosterKey): RawBuilder<unknown> => sql`(${toTimestamp(key.enrolledAt)}, ${key.id})`;
     let query = filtered(filter).select('participants.id');
-    if (position !== undefined && position !== 'last') {
-      query =
-        'after' in position
-          ? query.where(sql<boolean>`(participants.enrolled_at, participants.id) < ${row(position.after)}`)
-          : query.where(sql<boolean>`(participants.enrolled_at, participants.id) > ${row(position.before)}`);
+    if (position !== undefined && typeof position === 'object' && 'after' in position) {
+      query = query.where(sql<boolean>`(participants.enrolled_at, participants.id) < ${row(position.after)}`);
+    } else if (position !== undefined && typeof position === 'object' && 'before' in position) {
+      query = query.where(sql<boolean>`(participants.enrolled_at, participants.id) > ${row(position.before)}`);
     }
-    const rows = await query
+    let ordered = query
       .orderBy('participants.enrolled_at', order)
       .orderBy('participants.id', order)
-      .limit(literalLimit(filter.limit + 1))
-      .execute();
+      .limit(literalLimit(filter.limit + 1));
+    if (position !== undefined && typeof position === 'object' && 'skip' in position) {
+      ordered = ordered.offset(literalLimit(position.skip));
+    }
+    const rows = await ordered.execute();
     const ids = rows.slice(0, filter.limit).map((found) => found.id);
     return { ids: forwards ? ids.reverse() : ids, more: rows.length > filter.limit };
   }
@@ -145,22 +148,30 @@ export function createRosterRepository(db: Kysely<Database>, dialect: StoreDiale
     });
   }
 
-  return {
-    async page(filter) {
-      const [keys, count] = await Promise.all([
-        filter.limit > 0 ? pageKeys(filter) : { ids: [], more: false },
-        filtered(filter)
-          .select((expression) => expression.fn.countAll().as('count'))
-          .executeTakeFirstOrThrow(),
-      ]);
-      const position = filter.position;
-      const backwards = position === 'last' || (position !== undefined && 'before' in position);
-      return {
-        rows: await rowsFor(keys.ids),
-        total: Number(count.count),
-        hasNewer: backwards ? keys.more : position !== undefined,
-        hasOlder: backwards ? position !== 'last' : keys.more,
-      };
-    },
-  };
+  async function page(filter: RosterFilter): Promise<RosterPage> {
+    const [keys, count] = await Promise.all([
+      filter.limit > 0 ? pageKeys(filter) : { ids: [], more: false },
+      filtered(filter)
+        .select((expression) => expression.fn.countAll().as('count'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    const total = Number(count.count);
+    const position = filter.position;
+    const skipped = typeof position === 'object' && 'skip' in position ? position.skip : undefined;
+    if (skipped !== undefined && keys.ids.length === 0 && total > 0) return page({ ...filter, position: 'last' });
+    const backwards = readsForwards(position);
+    return {
+      rows: await rowsFor(keys.ids),
+      total,
+      hasNewer: backwards ? keys.more : skipped !== undefined ? skipped > 0 : position !== undefined,
+      hasOlder: backwards ? position !== 'last' : keys.more,
+    };
+  }
+
+  return { page };
+}
+
+/** Previous and Last read the enrolment order oldest first (and turn the rows round); the rest newest first. */
+function readsForwards(position: RosterPosition | undefined): boolean {
+  return position === 'last' || (typeof position === 'object' && 'before' in position);
 }
