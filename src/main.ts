@@ -126,6 +126,12 @@ import { createSchedulerTool } from './tools/scheduler-tool.ts';
 import { createToolRegistry } from './tools/tool-registry.ts';
 import { createTransitionStateTool } from './tools/transition-state-tool.ts';
 import { createArmSettings } from './trials/arm-settings.ts';
+import {
+  createDecisionOutcomeHandler,
+  createDecisionPointHandler,
+  DECISION_OUTCOME_JOB,
+  DECISION_POINT_JOB,
+} from './trials/decision-jobs.ts';
 import { loadStudyDesign } from './trials/study-design-file.ts';
 import { createTrialService } from './trials/trial-service.ts';
 import { createChatRoutes } from './web/chat-routes.ts';
@@ -660,6 +666,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     }),
   );
 
+  if (study) {
+    // Micro-randomised decision points: decided once each, in the job's transaction (trials/decision-jobs.ts).
+    runner.register(
+      DECISION_POINT_JOB,
+      createDecisionPointHandler({ store, clock, messenger, newId, study, onJobEnqueued: notifyRunner }),
+    );
+    runner.register(DECISION_OUTCOME_JOB, createDecisionOutcomeHandler({ store, clock, study }));
+  }
   const whatsappSocketFactory = config.channel.enabled.includes(WHATSAPP_WEB_CHANNEL)
     ? await loadWhatsAppSocketFactory(config, log)
     : undefined;

@@ -31,6 +31,7 @@ import { cancelAllParticipantJobs } from '../scheduling/timers/index.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import type { DeliveryRecord, Job, Store, TranscriptEntry } from '../store/store.ts';
 import { allocateParticipant, stratumFields } from '../trials/allocate-participant.ts';
+import { armDecisionPoints } from '../trials/decision-jobs.ts';
 import type { StudyInForce } from '../trials/study-design-file.ts';
 
 /**
@@ -236,6 +237,9 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
             now,
           })
         : undefined;
+      // The participant's first moment of each decision point, durable from the enrollment's commit on.
+      const armedDecisions = study ? await armDecisionPoints(tx, study, { participant, now, newId }) : 0;
+      if (armedDecisions > 0) tx.afterCommit(() => options.onJobEnqueued?.());
       if (allocation) {
         await tx.events.record({
           participantId: participant.id,

@@ -17,6 +17,7 @@ import type { FlowState } from '../domain/flow-state.ts';
 import type { Participant, ParticipantStatus } from '../domain/participant.ts';
 import type { AllocationRepository } from './allocations.ts';
 import type { RosterRepository, StudyDayRepository } from './dashboard-reads.ts';
+import type { DecisionRepository } from './decisions.ts';
 import type { OriginalRecordRepository } from './original-records.ts';
 import type { RatingRepository } from './ratings-records.ts';
 import type { AlertRepository, TakeoverRepository } from './safety-records.ts';
@@ -63,6 +64,8 @@ export interface StoreRepositories {
   readonly originalRecords: OriginalRecordRepository;
   /** A randomised trial's allocations and block states (`allocations.ts`). */
   readonly allocations: AllocationRepository;
+  /** Micro-randomised decisions, one per decision point moment (`decisions.ts`). */
+  readonly decisions: DecisionRepository;
   readonly telegram: TelegramRepository;
   /** Staff accounts, their sessions and API tokens (`staff-store.ts`). */
   readonly staff: StaffRepository;

@@ -64,16 +64,14 @@ export function parseStudyDesign(text: string, source: string): StudyInForce {
       details: parsed.error.issues,
     });
   }
-  if (parsed.data.decision_points.length > 0) {
-    // Validated above so a design can be prepared, but refused: a trial must not believe it randomises what is not run.
-    const line = lineOf(
-      isNode(document.get('decision_points', true))
-        ? (document.get('decision_points', true) as { range?: [number] }).range?.[0]
-        : undefined,
-    );
+  const pointAtPrompt = parsed.data.decision_points.findIndex((point) => point.moment.type === 'daily_prompt');
+  if (pointAtPrompt >= 0) {
+    // Validated so a design can be prepared, but refused: a trial must not believe it randomises what is not run.
+    const node = document.getIn(['decision_points', pointAtPrompt, 'moment'], true);
+    const line = lineOf(isNode(node) ? node.range?.[0] : undefined);
     throw new AppError(
       'invalid_input',
-      `${source}${line ? ` line ${line}` : ''} (decision_points): micro-randomised decision points are not run by this version yet`,
+      `${source}${line ? ` line ${line}` : ''} (decision_points.${pointAtPrompt}.moment): a decision point at the daily prompt is not run by this version yet; use local_times`,
     );
   }
   return { design: parsed.data, hash: designHash(parsed.data) };

@@ -111,6 +111,8 @@ const decisionPointSchema = z.strictObject({
   unavailable_when: z.array(z.enum(AVAILABILITY_RULES)).default([]),
   quiet_hours: z.strictObject({ start: localTime, end: localTime }).optional(),
   options: z.array(identifier).min(2, 'needs at least two options'),
+  /** What an option sends, per language (English the fallback); an option without one sends nothing. */
+  messages: z.record(z.string(), z.record(z.string(), nonEmptyText)).default({}),
   probabilities: z.strictObject({
     default: probabilities,
     by_arm: z.record(z.string(), probabilities).default({}),
@@ -176,6 +178,11 @@ export const studyDesignSchema = z
         if ('arm' in entry && !armIds.includes(entry.arm)) {
           context.addIssue({ code: 'custom', path: entry.path, message: `names no arm of the study ("${entry.arm}")` });
         }
+      }
+      for (const [option, texts] of Object.entries(point.messages)) {
+        const path = ['decision_points', index, 'messages', option];
+        if (!point.options.includes(option)) context.addIssue({ code: 'custom', path, message: 'is not an option' });
+        if (!('en' in texts)) context.addIssue({ code: 'custom', path, message: 'needs the English ("en") text' });
       }
       if (point.unavailable_when.includes('quiet_hours') && !point.quiet_hours) {
         context.addIssue({

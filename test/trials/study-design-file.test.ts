@@ -105,7 +105,7 @@ decision_points:
 });
 
 describe('what this version does not run', () => {
-  it('refuses decision points rather than pretend to randomise them, naming the line', () => {
+  it('refuses decision points at the daily prompt rather than pretend to randomise them, naming the line', () => {
     const text = `study: { id: s1, seed: "0123456789" }
 arms: [{ id: a, label: A }]
 decision_points:
@@ -114,7 +114,7 @@ decision_points:
     options: [send, skip]
     probabilities: { default: { send: 0.5, skip: 0.5 } }
 `;
-    expect(problemOf(text)).toMatch(/line 4 \(decision_points\): .* not run by this version yet/);
+    expect(problemOf(text)).toMatch(/line 5 \(decision_points\.0\.moment\): .* not run by this version yet/);
   });
 
   it('refuses per-arm prompt directories and tone settings (strict schema)', () => {

@@ -7,6 +7,7 @@ import { createAuditRepository } from './audit-repository.ts';
 import { createBroadcastRepository } from './broadcast-repository.ts';
 import { createConversationHistoryRepository } from './conversation-history-repository.ts';
 import type { Database } from './database.ts';
+import { createDecisionRepository } from './decision-repository.ts';
 import { createDeliveryRepository } from './delivery-repository.ts';
 import { createEventRepository } from './event-repository.ts';
 import { createFlowStateRepository } from './flow-state-repository.ts';
@@ -54,6 +55,7 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect, 
     studyDays: createStudyDayRepository(db, dialect),
     originalRecords: createOriginalRecordRepository(db),
     allocations: createAllocationRepository(db, dialect),
+    decisions: createDecisionRepository(db),
     telegram: createTelegramRepository(db),
     staff: createStaffRepository(db),
     audit: createAuditRepository(db),

@@ -1,5 +1,5 @@
 /** The tables of a randomised trial (migration 040), part of `Database`. */
-import type { NullableTimestampColumn, TimestampColumn } from './database.ts';
+import type { JsonColumn, NullableJsonColumn, NullableTimestampColumn, TimestampColumn } from './database.ts';
 
 export interface AllocationBlocksTable {
   study_id: string;
@@ -29,7 +29,33 @@ export interface AllocationsTable {
   override_reason: string | null;
 }
 
+/** Migration 041: one row per decision point moment. */
+export interface DecisionsTable {
+  id: string;
+  participant_id: string;
+  study_id: string;
+  arm_id: string;
+  decision_point_id: string;
+  local_date: string;
+  slot: number;
+  intended_at: TimestampColumn;
+  intended_local: string;
+  /** 1 or 0: an integer on both databases (SQLite binds no booleans). */
+  available: number;
+  unavailable_reason: string | null;
+  probabilities: JsonColumn;
+  option: string | null;
+  draw: number | null;
+  design_hash: string;
+  decided_at: TimestampColumn;
+  sent_outbound_id: string | null;
+  sent_at: NullableTimestampColumn;
+  outcome: NullableJsonColumn;
+  outcome_at: NullableTimestampColumn;
+}
+
 export interface TrialTables {
   allocation_blocks: AllocationBlocksTable;
   allocations: AllocationsTable;
+  decisions: DecisionsTable;
 }

@@ -22,6 +22,7 @@ import * as originalRecords from './021-original-records.ts';
 import * as studyDaySummary from './022-study-day-summary.ts';
 import * as staffAccounts from './030-staff-accounts.ts';
 import * as trialAllocations from './040-trial-allocations.ts';
+import * as trialDecisions from './041-trial-decisions.ts';
 import * as safetyAlerts from './050-safety-alerts.ts';
 import * as conversationTakeovers from './051-conversation-takeovers.ts';
 import * as ratings from './060-ratings.ts';
@@ -58,6 +59,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '060-ratings': { up: (db) => ratings.up(db, dialect) },
     '022-study-day-summary': { up: (db) => studyDaySummary.up(db, dialect) },
     '040-trial-allocations': { up: (db) => trialAllocations.up(db, dialect) },
+    '041-trial-decisions': { up: (db) => trialDecisions.up(db, dialect) },
   };
 }
 
