@@ -102,6 +102,7 @@ import { createImportService, type ImportService } from './research/import/impor
 import { languagePromptSources, type PromptSource, promptSources } from './research/provenance/prompt-version.ts';
 import { createProvenanceLlm, providerHostOf } from './research/provenance/provenance-llm.ts';
 import { recordStartup } from './research/provenance/startup-record.ts';
+import { ADHERENCE_CHECK_JOB, createAdherenceAlerts } from './safety/adherence-alerts.ts';
 import { createSafetyNet } from './safety/safety-net.ts';
 import { createTakeoverService, TAKEOVER_IDLE_JOB } from './safety/takeover-service.ts';
 import { type Clock, createManualClock, isManualClock, systemClock } from './scheduling/clock.ts';
@@ -584,6 +585,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     onEnqueued: notifyRunner,
   });
   runner.register(TAKEOVER_IDLE_JOB, (job) => takeovers.remindIfIdle(job), { lock: false });
+  const adherence = createAdherenceAlerts({
+    store,
+    clock,
+    newId,
+    log,
+    alerts: safety.alerts,
+    rules: config.safety.adherence,
+    onEnqueued: notifyRunner,
+  });
+  runner.register(ADHERENCE_CHECK_JOB, () => adherence.run(), { lock: false });
   const generator = createHabitPromptGenerator({
     store,
     llm,
@@ -1025,6 +1036,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         const released = await store.jobs.releaseLeases(clock.now());
         if (released > 0) log.info({ count: released }, 'jobs left running by the last run released');
       }
+      await adherence.start();
       await inbound.recoverUnprocessed();
       inbound.startRecoveryLoop?.(config.cluster.recoveryIntervalMs);
       runner.start();

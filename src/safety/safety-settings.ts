@@ -32,6 +32,8 @@ export interface SafetySettings {
   pauseAnswersMessages: boolean;
   /** `QUIET_HOURS` (`21:00-08:00`, participant's local time): proactive messages wait for the end (quiet-hours.ts). */
   quietHours: QuietHours | undefined;
+  /** `ADHERENCE_MISSED_PROMPTS`, `ADHERENCE_SILENT_DAYS`, `ADHERENCE_CHECK_EVERY` (adherence-alerts.ts). */
+  adherence: { missedPrompts: number | undefined; silentDays: number | undefined; checkEveryMs: number };
   /** `TAKEOVER_IDLE_AFTER`: a taken-over conversation without a staff message this long raises an alert. */
   takeoverIdleAfterMs: number;
   alerts: {
@@ -107,6 +109,12 @@ function readPrompt(read: SettingsReader): string {
   return DEFAULT_SAFETY_PROMPT;
 }
 
+/** A positive whole number, or undefined when unset (the rule is off). */
+function optionalCount(read: SettingsReader, name: string): number | undefined {
+  if (read.string(name) === undefined) return undefined;
+  return read.number(name, 1, (n) => Number.isInteger(n) && n > 0, 'a positive whole number');
+}
+
 function readQuietHours(read: SettingsReader): QuietHours | undefined {
   const text = read.string('QUIET_HOURS');
   if (text === undefined) return undefined;
@@ -152,6 +160,11 @@ export function readSafetySettings(read: SettingsReader): SafetySettings {
     review: read.boolean('SAFETY_REVIEW', true),
     quietHours: readQuietHours(read),
     pauseAnswersMessages: read.boolean('PAUSE_ANSWERS_MESSAGES', true),
+    adherence: {
+      missedPrompts: optionalCount(read, 'ADHERENCE_MISSED_PROMPTS'),
+      silentDays: optionalCount(read, 'ADHERENCE_SILENT_DAYS'),
+      checkEveryMs: read.duration('ADHERENCE_CHECK_EVERY', '1h'),
+    },
     takeoverIdleAfterMs: read.duration('TAKEOVER_IDLE_AFTER', '30m'),
     alerts: {
       smtpUrl,
