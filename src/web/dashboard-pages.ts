@@ -49,17 +49,6 @@ function clockPanel(context: PageContext): SafeHtml {
 <label>to <input type="datetime-local" name="to" aria-label="Advance the clock to"></label> <button name="advance" value="to">Go</button></form></div>`;
 }
 
-export function loginPage(options: { error?: string }): string {
-  return layout(
-    'Sign in',
-    undefined,
-    html`<form method="post" action="/dashboard/login" class="card">
-${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ''}
-<label for="token">API token</label><input id="token" name="token" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form>`,
-  );
-}
-
 export function localTime(date: Date | undefined, timezone: string): string {
   if (!date) return '—';
   const zone = timezone || 'UTC';

@@ -51,7 +51,7 @@ export function registerStaffRoutes(
     if (retryAfter > 0) {
       await signInAudit('denied', 'too many failures from this address');
       reply.header('retry-after', String(retryAfter));
-      const error = `Too many failed sign-ins: try again in ${retryAfter} s.`;
+      const error = `Too many wrong tokens or passwords: try again in ${retryAfter} s.`;
       return kit.sendPage(reply, signInPage({ error, apiTokenSignIn }), 429);
     }
     if (byToken) {
