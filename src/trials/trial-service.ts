@@ -5,6 +5,7 @@
 import { AppError } from '../domain/errors.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { Allocation, BlockStateRow } from '../store/allocations.ts';
+import type { Decision } from '../store/decisions.ts';
 import type { Store } from '../store/store.ts';
 import type { StudyInForce } from './study-design-file.ts';
 
@@ -23,6 +24,8 @@ export interface TrialService {
   readonly study: StudyInForce | undefined;
   overrideArm(participantId: string, change: { armId: string; reason: string; by: string }): Promise<Allocation>;
   report(): Promise<AllocationReport | undefined>;
+  /** A participant's decision point decisions, oldest first; not found for an id never enrolled nor decided. */
+  decisions(participantId: string): Promise<Decision[]>;
 }
 
 export function createTrialService(options: {
@@ -100,5 +103,13 @@ export function createTrialService(options: {
     };
   }
 
-  return { study, overrideArm, report };
+  async function decisions(participantId: string): Promise<Decision[]> {
+    const rows = await store.decisions.listForParticipant(participantId);
+    if (rows.length === 0 && !(await store.participants.get(participantId))) {
+      throw new AppError('not_found', `participant ${participantId} not found`);
+    }
+    return rows;
+  }
+
+  return { study, overrideArm, report, decisions };
 }

@@ -3,6 +3,7 @@
  * per stratum, each stratum's block progress, and the overrides. For admins: a block's progress hints at what its
  * remaining allocations are (concealment), so the page needs the same permission as `GET /study/allocations`.
  */
+import type { Decision } from '../store/decisions.ts';
 import type { AllocationReport } from '../trials/trial-service.ts';
 import { layout, type PageContext } from './dashboard-pages.ts';
 import { html } from './html.ts';
@@ -35,5 +36,31 @@ ${report.strata.map(
     html`<tr><th scope="row">${stratum.stratum || '(all)'}</th>${armIds.map((id) => html`<td>${stratum.counts[id] ?? 0}</td>`)}<td>${stratum.block && stratum.block.blockIndex >= 0 ? String(stratum.block.blockIndex + 1) : '—'}</td><td>${stratum.block && stratum.block.blockSize > 0 ? `${stratum.block.position} of ${stratum.block.blockSize}` : '—'}</td></tr>`,
 )}
 </tbody></table></section>`,
+  );
+}
+
+/** `/dashboard/participants/<id>/decisions`: every decision point moment of one participant, oldest first. */
+export function decisionsPage(context: PageContext, participantId: string, decisions: readonly Decision[]): string {
+  const outcomeText = (decision: Decision) => (decision.outcome ? JSON.stringify(decision.outcome) : '—');
+  return layout(
+    `Decisions of ${participantId}`,
+    context,
+    html`<p><a href="/dashboard/participants/${participantId}">Back to the participant</a></p>
+${
+  decisions.length === 0
+    ? html`<p>No decision point has been decided for this participant yet.</p>`
+    : html`<table id="decisions"><thead><tr><th scope="col">Moment (local)</th><th scope="col">Decision point</th><th scope="col">Arm</th><th scope="col">Available</th><th scope="col">Probabilities</th><th scope="col">Option</th><th scope="col">Draw</th><th scope="col">Sent</th><th scope="col">Outcome</th></tr></thead><tbody>
+${decisions.map(
+  (decision) =>
+    html`<tr><td>${decision.intendedLocal}</td><td>${decision.decisionPointId}</td><td>${decision.armId || '—'}</td><td>${decision.available ? 'yes' : `no: ${decision.unavailableReason ?? ''}`}</td><td>${Object.entries(
+      decision.probabilities,
+    )
+      .map(([option, probability]) => `${option} ${probability}`)
+      .join(
+        ', ',
+      )}</td><td>${decision.option ?? '—'}</td><td>${decision.draw === null ? '—' : decision.draw.toFixed(4)}</td><td>${decision.sentAt ? decision.sentAt.toISOString().slice(0, 16).replace('T', ' ') : '—'}</td><td>${outcomeText(decision)}</td></tr>`,
+)}
+</tbody></table>`
+}`,
   );
 }

@@ -142,6 +142,7 @@ describe('promptpipe export', () => {
       'audit.jsonl',
       'codebook.md',
       'daily_outcomes.jsonl',
+      'decisions.jsonl',
       'events.jsonl',
       'jobs.jsonl',
       'messages.jsonl',

@@ -45,6 +45,7 @@ describe('export of a generated three-day study', () => {
         'audit.csv',
         'codebook.md',
         'daily_outcomes.csv',
+        'decisions.csv',
         'events.csv',
         'jobs.csv',
         'messages.csv',

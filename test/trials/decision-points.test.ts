@@ -3,8 +3,12 @@
  * with why, each with the arm's probabilities, the draw and the option, what was sent, the proximal outcome filled
  * once known; and a moment decided once however often its job runs.
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ParticipantStatus } from '../../src/domain/participant.ts';
+import { exportToDirectory } from '../../src/research/export/export-to-directory.ts';
 import { drawOption } from '../../src/trials/decision-moments.ts';
 import { createDecisionRig, type DecisionRig, decisionStudy, HOUR } from './decision-rig.ts';
 import { phoneFor } from './trial-fixture.ts';
@@ -105,5 +109,43 @@ describe('decision points', () => {
     expect(await rig.nudges(participantId)).toHaveLength(1);
     const pending = (await rig.store.jobs.listPending({})).filter((next) => next.kind === 'decision_point');
     expect(pending).toHaveLength(1);
+  });
+
+  it('exports every decision, documented in the codebook', async () => {
+    rig = await createDecisionRig();
+    const participantId = await enroll(rig, 1, 'b');
+    await rig.advance(2 * 24 * HOUR);
+    const directory = await mkdtemp(join(tmpdir(), 'promptpipe-decisions-export-'));
+    try {
+      await exportToDirectory({
+        directory,
+        format: 'jsonl',
+        context: {
+          store: rig.store,
+          filter: { participantIds: [], since: undefined },
+          pseudonymizer: undefined,
+          defaultChannel: 'webhook',
+        },
+        version: 'test',
+        exportedAt: new Date('2026-03-06T00:00:00Z'),
+      });
+      const lines = (await readFile(join(directory, 'decisions.jsonl'), 'utf8')).trim().split('\n');
+      const rows = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(rows).toHaveLength((await rig.store.decisions.listForParticipant(participantId)).length);
+      expect(rows[0]).toMatchObject({
+        participant_id: participantId,
+        arm: 'b',
+        decision_point: 'nudge',
+        available: true,
+        probabilities: { send: 1, skip: 0 },
+        option: 'send',
+        design_hash: decisionStudy.hash,
+      });
+      const codebook = await readFile(join(directory, 'codebook.md'), 'utf8');
+      expect(codebook).toContain('| unavailable_reason | string |');
+      expect(codebook).toContain('| probabilities | json |');
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

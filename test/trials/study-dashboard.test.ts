@@ -69,8 +69,16 @@ describe('the trial on the dashboard', () => {
 
     const first = enrolled[0];
     const participantPage = await app.server.inject({ method: 'GET', url: `/dashboard/participants/${first?.id}` });
-    expect(participantPage.body).toContain(
-      `<dd id="participant-arm"><a href="/dashboard/study">${first?.arm}</a></dd>`,
-    );
+    expect(participantPage.body).toContain(`<dd id="participant-arm"><a href="/dashboard/study">${first?.arm}</a>`);
+
+    // A day on: each participant's midday decision is listed on their decisions page.
+    await app.server.inject({ method: 'POST', url: '/admin/clock', payload: { set_to: '2026-03-03T14:00:00Z' } });
+    const decisions = await app.server.inject({ method: 'GET', url: `/dashboard/participants/${first?.id}/decisions` });
+    expect(decisions.statusCode).toBe(200);
+    const rows = cells(decisions.body, 'decisions').slice(1);
+    expect(rows).toHaveLength(1);
+    // Enrolled at 14:00 UTC on the 2nd: the first 12:30 (+ up to 30 minutes) moment is on the 3rd.
+    expect(rows[0]?.[0]).toMatch(/^2026-03-03 1[23]:\d\d$/);
+    expect(rows[0]?.[4]).toMatch(/send/);
   });
 });

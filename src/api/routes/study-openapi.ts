@@ -44,6 +44,18 @@ export function studyOpenApiPaths(): JsonObject {
         },
       },
     },
+    '/conversation/participants/{id}/decisions': {
+      get: {
+        tags: ['trial'],
+        summary: 'The participant’s decision point decisions (one per moment), oldest first',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': envelope('The decisions', { type: 'array', items: { type: 'object' } }),
+          '401': errorResponse('Missing or wrong bearer token'),
+          '404': errorResponse('Unknown participant id'),
+        },
+      },
+    },
     '/conversation/participants/{id}/arm': {
       post: {
         tags: ['trial'],

@@ -1,9 +1,10 @@
 /**
  * The trial's routes: `GET /study` (the design in force and its hash), `GET /study/allocations` (the allocation
- * report) and `POST /conversation/participants/:id/arm` (a staff override of the arm, with a reason).
+ * report), `GET /conversation/participants/:id/decisions` and `POST /conversation/participants/:id/arm` (a staff override of the arm, with a reason).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import type { Decision } from '../../store/decisions.ts';
 import type { AllocationReport, TrialService } from '../../trials/trial-service.ts';
 import { ok } from '../envelope.ts';
 import { parseInput } from '../validation.ts';
@@ -19,6 +20,32 @@ const participantParams = z.object({ id: z.string().min(1) });
 /** Who the audit trail names: the staff actor once staff accounts resolve one, else the shared API token. */
 function actorLabel(request: unknown): string {
   return (request as { staffActor?: { label?: string } }).staffActor?.label ?? 'PROMPTPIPE_API_TOKEN';
+}
+
+/** A decision row as the API and the export write it. */
+export function decisionJson(decision: Decision) {
+  return {
+    id: decision.id,
+    participant_id: decision.participantId,
+    study_id: decision.studyId,
+    arm: decision.armId,
+    decision_point: decision.decisionPointId,
+    local_date: decision.localDate,
+    slot: decision.slot,
+    intended_at: decision.intendedAt.toISOString(),
+    intended_local: decision.intendedLocal,
+    available: decision.available,
+    unavailable_reason: decision.unavailableReason,
+    probabilities: decision.probabilities,
+    option: decision.option,
+    draw: decision.draw,
+    design_hash: decision.designHash,
+    decided_at: decision.decidedAt.toISOString(),
+    sent_outbound_id: decision.sentOutboundId,
+    sent_at: decision.sentAt?.toISOString() ?? null,
+    outcome: decision.outcome,
+    outcome_at: decision.outcomeAt?.toISOString() ?? null,
+  };
 }
 
 function reportJson(report: AllocationReport) {
@@ -56,6 +83,11 @@ export function createStudyRoutes(options: { trials: TrialService }): FastifyPlu
     app.get('/study/allocations', { config: { permission: 'admin' } }, async () => {
       const report = await trials.report();
       return ok(report ? reportJson(report) : null);
+    });
+
+    app.get(`${PARTICIPANTS_PATH}/:id/decisions`, { config: { permission: 'read' } }, async (request) => {
+      const { id } = parseInput(participantParams, request.params, 'path');
+      return ok((await trials.decisions(id)).map(decisionJson));
     });
 
     app.post(`${PARTICIPANTS_PATH}/:id/arm`, { config: { permission: 'admin' } }, async (request) => {

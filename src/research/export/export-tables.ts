@@ -2,6 +2,7 @@ import type { ExportTable, ExportTableName } from './export-types.ts';
 import { allocationsTable } from './tables/allocations-table.ts';
 import { auditTable } from './tables/audit-table.ts';
 import { dailyOutcomesTable } from './tables/daily-outcomes-table.ts';
+import { decisionsTable } from './tables/decisions-table.ts';
 import { eventsTable } from './tables/events-table.ts';
 import { jobsTable } from './tables/jobs-table.ts';
 import { messagesTable } from './tables/messages-table.ts';
@@ -16,6 +17,7 @@ export const exportTables: readonly ExportTable[] = [
   jobsTable,
   dailyOutcomesTable,
   allocationsTable,
+  decisionsTable,
   auditTable,
   ratingsTable,
 ];

@@ -12,6 +12,7 @@ export const EXPORT_TABLES = [
   'jobs',
   'daily_outcomes',
   'allocations',
+  'decisions',
   'audit',
   'ratings',
 ] as const;
