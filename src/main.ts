@@ -998,6 +998,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       ...(telegramChannel ? { telegramLinks: telegramChannel } : {}),
       live: createLiveTranscripts,
       trials,
+      alerts: safety.alerts,
     }),
   );
   void server.register(createStudyRoutes({ trials }));

@@ -10,6 +10,7 @@ import { AppError, errorMessage } from '../domain/errors.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import { readCsvImport } from '../research/import/import-input.ts';
 import { type ImportService, importSummary } from '../research/import/import-service.ts';
+import type { AlertService } from '../safety/alert-service.ts';
 import { type Clock, isManualClock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { AuditTrail } from '../staff/audit-trail.ts';
@@ -17,6 +18,7 @@ import { isOpenActor, type StaffAccess } from '../staff/staff-access.ts';
 import type { Store } from '../store/store.ts';
 import type { TrialService } from '../trials/trial-service.ts';
 import { registerAdherenceRoutes } from './adherence-routes.ts';
+import { registerAlertInboxRoutes } from './alert-inbox-routes.ts';
 import { registerAssetRoutes } from './asset-routes.ts';
 import { enrollPage, layout, type PageContext } from './dashboard-pages.ts';
 import { type DashboardRouteKit, routeNeeding } from './dashboard-route-kit.ts';
@@ -59,6 +61,8 @@ export interface DashboardOptions {
   live: (app: FastifyInstance) => LiveTranscripts;
   /** The trial (`STUDY_DESIGN_FILE`): the allocation report page. */
   trials?: TrialService;
+  /** Acknowledging and resolving alerts from the inbox (`/dashboard/alerts`). */
+  alerts?: AlertService;
 }
 
 type Form = Record<string, string>;
@@ -228,6 +232,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
     if (options.trials) registerStudyPageRoutes(app, { trials: options.trials }, kit);
     registerExportPageRoutes(app, options, kit);
     registerRatingRoutes(app, options, kit, action);
+    registerAlertInboxRoutes(app, { store, alerts: options.alerts }, kit, action);
 
     app.post(
       '/dashboard/clock',

@@ -13,6 +13,15 @@
       transcript.append(item);
     });
   }
+  // The open alerts' count in every page's header, live (alert-inbox-routes.ts).
+  const alertCount = document.getElementById('alert-count');
+  if (alertCount) {
+    const counts = new EventSource(alertCount.dataset.live);
+    counts.addEventListener('message', (event) => {
+      alertCount.textContent = event.data;
+      alertCount.classList.toggle('unread', event.data !== '0');
+    });
+  }
   // "Back" on an error page: to the page before when there is one (no inline script: the pages' CSP forbids it).
   for (const link of document.querySelectorAll('a[data-back]')) {
     link.addEventListener('click', (event) => {
