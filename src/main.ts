@@ -91,7 +91,7 @@ import { createScheduleHandler, ORIGINAL_SCHEDULE_JOB } from './original/origina
 import { createOriginalSender } from './original/original-sender.ts';
 import { createOriginalTimers } from './original/original-timers.ts';
 import { createParticipantService, type ParticipantService } from './participants/participant-service.ts';
-import { createPauseService, PARTICIPANT_RESUME_JOB } from './participants/pause-service.ts';
+import { createPauseService, PARTICIPANT_RESUME_JOB, type PauseService } from './participants/pause-service.ts';
 import {
   BROADCAST_MESSAGE_JOB,
   createBroadcastHandler,
@@ -178,6 +178,8 @@ export interface Application {
   readonly runner: JobRunner;
   /** Bulk enrolment (research data). */
   readonly imports: ImportService;
+  /** Vacation mode: pause with an optional resume date, resume. */
+  readonly pauses: PauseService;
   /** Built, not listening. */
   readonly server: FastifyInstance;
   /** Recovers unprocessed inbound messages and starts the job runner; with `listen`, also the HTTP server. */
@@ -1023,6 +1025,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     inbound,
     runner,
     imports,
+    pauses,
     server,
     async start(startOptions = {}) {
       await recordStartup({ events: store.events, config, prompts: promptFiles, version: VERSION, now: clock.now() });

@@ -18,6 +18,7 @@ import { registerEvalCommand } from './eval-command.ts';
 import { type ExportCommandOptions, runExport } from './export-command.ts';
 import { readImportFile, runImport } from './import-command.ts';
 import { type MigrateFromOriginalOptions, runMigrateFromOriginal } from './migrate-from-original-command.ts';
+import { pauseOrResume } from './pause-command.ts';
 import { callRunningServer, isStateDirInUse, type RunningServer, runningServer } from './running-server.ts';
 import { registerStaffCommands } from './staff-command.ts';
 import { registerWhatsAppCommands } from './whatsapp-commands.ts';
@@ -353,6 +354,27 @@ export function buildCli(io: CliIo = processIo): Command {
     .option('--channel <name>', 'one of the enabled channels (PROMPTPIPE_CHANNEL); default the first')
     .option('--no-greet', 'do not send the greeting')
     .action((options: EnrollOptions) => enrollParticipant(io, options));
+  const pauseContext = () => {
+    const config = readConfig(io);
+    return {
+      config,
+      open: () => createApplication({ config, log: commandLogger(config) }),
+      print: (text: string) => io.stdout.write(`${text}\n`),
+    };
+  };
+  participants
+    .command('pause')
+    .description('pause a participant: no proactive message until resumed (vacation mode)')
+    .argument('<id>', 'participant id')
+    .option('--until <date>', "resume on this date (YYYY-MM-DD, the participant's time zone)")
+    .action((id: string, options: { until?: string }) =>
+      pauseOrResume(pauseContext(), id, { action: 'pause', until: options.until }),
+    );
+  participants
+    .command('resume')
+    .description('resume a paused participant now')
+    .argument('<id>', 'participant id')
+    .action((id: string) => pauseOrResume(pauseContext(), id, { action: 'resume' }));
   participants
     .command('import')
     .description(`enroll participants from a CSV file (columns: ${IMPORT_COLUMNS.join(', ')})`)

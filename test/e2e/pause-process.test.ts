@@ -4,13 +4,21 @@
  * message is answered; on the date the schedule resumes at its next due time, one prompt a day, no burst of the
  * missed ones.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
-import { describeOutput, type ServerProcess, startServer, stopServer, waitFor } from '../support/server-process.ts';
+import {
+  describeOutput,
+  REPO_ROOT,
+  type ServerProcess,
+  startServer,
+  stopServer,
+  waitFor,
+} from '../support/server-process.ts';
 
 const API_TOKEN = 'pause-e2e-api-token';
 const PHONE = '+15551230301';
@@ -20,6 +28,7 @@ let serverProcess: ServerProcess | undefined;
 let model: ScriptedOpenAiServer;
 let gateway: HttpReceiver;
 let stateDir: string;
+let participantId = '';
 
 beforeAll(async () => {
   stateDir = await mkdtemp(join(tmpdir(), 'promptpipe-pause-'));
@@ -97,7 +106,7 @@ describe('vacation mode, against the server process', () => {
       name: 'Ada',
       timezone: 'UTC',
     });
-    const participantId = ((await enrolled.json()) as { result: { id: string } }).result.id;
+    participantId = ((await enrolled.json()) as { result: { id: string } }).result.id;
     await wait('the greeting', () => texts().includes('Hello!'));
     await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'Remind me every day at 09:00', id: 'm-1' });
     await wait('the schedule', () => texts().includes('Scheduled for 09:00.'));
@@ -123,5 +132,26 @@ describe('vacation mode, against the server process', () => {
     await clockTo('2026-03-07T12:00:00.000Z');
     await wait('the next day’s prompt', () => prompts() === 2);
     expect(prompts()).toBe(2);
+  });
+
+  it('the CLI pauses with a date and resumes, through the running server', { timeout: 60_000 }, () => {
+    const cli = (args: string[]) => {
+      const run = spawnSync(process.execPath, ['src/cli/main.ts', 'participants', ...args], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? '', PROMPTPIPE_STATE_DIR: stateDir, PROMPTPIPE_API_TOKEN: API_TOKEN },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+    };
+    const paused = cli(['pause', participantId, '--until', '2026-03-20']);
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(JSON.parse(paused.stdout)).toEqual({ id: participantId, status: 'paused', resume_on: '2026-03-20' });
+    const refused = cli(['pause', participantId, '--until', '2026-01-01']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('resume_on must be after today');
+    const resumed = cli(['resume', participantId]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toEqual({ id: participantId, status: 'active' });
   });
 });
