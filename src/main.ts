@@ -126,6 +126,7 @@ import { createSaveUserProfileTool } from './tools/save-user-profile-tool.ts';
 import { createSchedulerTool } from './tools/scheduler-tool.ts';
 import { createToolRegistry } from './tools/tool-registry.ts';
 import { createTransitionStateTool } from './tools/transition-state-tool.ts';
+import { importColumnsOf } from './trials/allocation-sequence.ts';
 import { createArmSettings } from './trials/arm-settings.ts';
 import {
   createDecisionOutcomeHandler,
@@ -810,6 +811,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     channels: channels.names,
     greetingRatePerMinute: config.research.enrollGreetingRate,
     onJobEnqueued: notifyRunner,
+    // A stratified trial may stratify on bulk-import columns: the readers accept those too.
+    extraColumns: study ? importColumnsOf(study.design) : [],
   });
   const pauses = createPauseService({ store, clock, newId, participants, onEnqueued: notifyRunner });
   // Without the participant lock: resuming updates the participant, which takes it itself.

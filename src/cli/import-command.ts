@@ -31,7 +31,7 @@ export async function runImport(
   options: { partial?: boolean; dryRun?: boolean; json?: boolean },
   dependencies: { imports: ImportService; stdout: Output; stderr: Output },
 ): Promise<{ failed: boolean }> {
-  const rows = readCsvImport(await readImportFile(file));
+  const rows = readCsvImport(await readImportFile(file), { extraColumns: dependencies.imports.extraColumns });
   const bar = dependencies.stderr.isTTY
     ? new cliProgress.SingleBar(
         { format: 'import [{bar}] {value}/{total} participants', stream: dependencies.stderr as NodeJS.WritableStream },

@@ -22,7 +22,7 @@ export function stratumFields(
     ethnicity: participant.ethnicity,
     timezone: participant.timezone,
   };
-  for (const [column, value] of Object.entries(importColumns)) fields[`import.${column}`] = value;
+  for (const [column, value] of Object.entries(importColumns)) fields[`import.${column.toLowerCase()}`] = value;
   return fields;
 }
 

@@ -106,5 +106,15 @@ export function nextAllocation(design: StudyDesign, stratum: string, state: Bloc
  */
 export function stratumOf(design: StudyDesign, fields: Readonly<Record<string, string | undefined>>): string {
   if (design.allocation.method !== 'stratified_blocks') return '';
-  return design.allocation.strata.map((field) => `${field}=${(fields[field] ?? '').trim().toLowerCase()}`).join('|');
+  return design.allocation.strata
+    .map((field) => `${field}=${(fields[field] ?? fields[field.toLowerCase()] ?? '').trim().toLowerCase()}`)
+    .join('|');
+}
+
+/** The bulk-import columns a design stratifies on (`import.site` → `site`), lower case like a CSV header is read. */
+export function importColumnsOf(design: StudyDesign): string[] {
+  if (design.allocation.method !== 'stratified_blocks') return [];
+  return design.allocation.strata
+    .filter((field) => field.startsWith('import.'))
+    .map((field) => field.slice('import.'.length).toLowerCase());
 }

@@ -213,7 +213,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       action(async (form) => {
         const text = form.csv ?? '';
         if (!text.trim()) throw new AppError('invalid_input', 'choose a CSV file or paste its text first');
-        const rows = readCsvImport(new TextEncoder().encode(text));
+        const rows = readCsvImport(new TextEncoder().encode(text), { extraColumns: options.imports.extraColumns });
         const outcome = await options.imports.run(rows, { partial: form.partial === 'true' });
         const problems = outcome.errors
           .slice(0, 10)

@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
+  type ImportReadOptions,
   type ImportRow,
   readCsvImport,
   readJsonImport,
@@ -30,11 +31,11 @@ const CSV_TYPES = ['text/csv', 'application/csv'];
 const UNTYPED = ['', 'text/plain', 'application/octet-stream', 'application/x-www-form-urlencoded'];
 
 /** The rows of the body, read as its content type says (JSON bodies arrive parsed, the others as bytes). */
-function rowsOf(request: FastifyRequest): ImportRow[] {
-  if (!Buffer.isBuffer(request.body)) return readJsonImport(request.body);
+function rowsOf(request: FastifyRequest, reading: ImportReadOptions): ImportRow[] {
+  if (!Buffer.isBuffer(request.body)) return readJsonImport(request.body, reading);
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  if (CSV_TYPES.includes(mediaType)) return readCsvImport(request.body);
-  if (UNTYPED.includes(mediaType)) return readUntypedImport(request.body);
+  if (CSV_TYPES.includes(mediaType)) return readCsvImport(request.body, reading);
+  if (UNTYPED.includes(mediaType)) return readUntypedImport(request.body, reading);
   // A 4xx with a status and no code: the error handler sends its message as it is.
   throw Object.assign(
     new Error(
@@ -69,7 +70,7 @@ export function registerImportRoutes(
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     scope.post(IMPORT_PATH, { config: { permission: 'write' } }, async (request, reply) => {
       const query = parseInput(importQuerySchema, request.query, 'query');
-      const rows = rowsOf(request);
+      const rows = rowsOf(request, { extraColumns: options.imports.extraColumns });
       const outcome = await options.imports.run(rows, {
         partial: isTrue(query.partial),
         dryRun: isTrue(query.dry_run),

@@ -23,24 +23,31 @@ export type ImportColumn = (typeof IMPORT_COLUMNS)[number];
 export interface ImportRow {
   /** 1 is the first data row (line 2 of a CSV file, element 0 of a JSON array). */
   row: number;
-  fields: Partial<Record<ImportColumn, string>>;
+  /** The enrolment columns, and the extra columns the study design stratifies on (`import.<column>`). */
+  fields: Partial<Record<ImportColumn, string>> & Record<string, string | undefined>;
+}
+
+/** What a reader accepts besides `IMPORT_COLUMNS`: the columns a stratified trial design names (lower case). */
+export interface ImportReadOptions {
+  extraColumns?: readonly string[];
 }
 
 /** What is wrong with the columns, or undefined. */
-function columnsProblem(columns: readonly string[]): string | undefined {
-  const unknown = columns.filter((column) => !(IMPORT_COLUMNS as readonly string[]).includes(column));
+function columnsProblem(columns: readonly string[], extraColumns: readonly string[] = []): string | undefined {
+  const known: readonly string[] = [...IMPORT_COLUMNS, ...extraColumns];
+  const unknown = columns.filter((column) => !known.includes(column));
   const problems: string[] = [];
   if (unknown.length > 0) problems.push(`unknown column(s) ${unknown.map((c) => `"${c}"`).join(', ')}`);
   if (!columns.includes('phone_number')) problems.push('the phone_number column is missing');
   const duplicated = columns.filter((column, index) => columns.indexOf(column) !== index);
   if (duplicated.length > 0) problems.push(`column(s) repeated: ${[...new Set(duplicated)].join(', ')}`);
   return problems.length > 0
-    ? `wrong columns: ${problems.join('; ')}. Expected columns: ${IMPORT_COLUMNS.join(', ')}`
+    ? `wrong columns: ${problems.join('; ')}. Expected columns: ${known.join(', ')}`
     : undefined;
 }
 
-function checkColumns(columns: readonly string[]): void {
-  const problem = columnsProblem(columns);
+function checkColumns(columns: readonly string[], extraColumns: readonly string[] = []): void {
+  const problem = columnsProblem(columns, extraColumns);
   if (problem) throw new AppError('invalid_input', problem);
 }
 
@@ -68,7 +75,7 @@ function csvProblem(error: unknown): string {
 const PARSE_OPTIONS = { skip_empty_lines: true, relax_column_count: false, trim: true } as const;
 
 /** CSV bytes → rows. */
-export function readCsvImport(bytes: Uint8Array): ImportRow[] {
+export function readCsvImport(bytes: Uint8Array, options: ImportReadOptions = {}): ImportRow[] {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -87,7 +94,7 @@ export function readCsvImport(bytes: Uint8Array): ImportRow[] {
   }
   if (!header) throw new AppError('invalid_input', 'the file is empty: expected a header row and participant rows');
   const columns = header.map((column) => column.trim().toLowerCase());
-  const problems = [columnsProblem(columns)];
+  const problems = [columnsProblem(columns, options.extraColumns)];
   let data: string[][] = [];
   try {
     data = (parse(text, PARSE_OPTIONS) as string[][]).slice(1);
@@ -104,7 +111,7 @@ export function readCsvImport(bytes: Uint8Array): ImportRow[] {
 }
 
 /** A JSON array of objects → rows. */
-export function readJsonImport(body: unknown): ImportRow[] {
+export function readJsonImport(body: unknown, options: ImportReadOptions = {}): ImportRow[] {
   if (!Array.isArray(body))
     throw new AppError('invalid_input', 'expected a JSON array of participants or a text/csv body');
   if (body.length === 0) throw new AppError('invalid_input', 'the participant list is empty');
@@ -120,7 +127,7 @@ export function readJsonImport(body: unknown): ImportRow[] {
     }
     return { row: index + 1, fields };
   });
-  checkColumns([...columns]);
+  checkColumns([...columns], options.extraColumns);
   return rows;
 }
 
@@ -128,17 +135,17 @@ export function readJsonImport(body: unknown): ImportRow[] {
  * A body whose content type does not say what it is (none at all, or the generic ones HTTP clients default to): JSON
  * when it starts with `[` or `{` (after a byte order mark and spaces), else CSV.
  */
-export function readUntypedImport(bytes: Uint8Array): ImportRow[] {
+export function readUntypedImport(bytes: Uint8Array, options: ImportReadOptions = {}): ImportRow[] {
   const start = new TextDecoder('utf-8')
     .decode(bytes.subarray(0, 64))
     .replace(/^\uFEFF/, '')
     .trimStart();
-  if (!start.startsWith('[') && !start.startsWith('{')) return readCsvImport(bytes);
+  if (!start.startsWith('[') && !start.startsWith('{')) return readCsvImport(bytes, options);
   let body: unknown;
   try {
     body = JSON.parse(new TextDecoder('utf-8').decode(bytes).replace(/^\uFEFF/, ''));
   } catch (error) {
     throw new AppError('invalid_input', `the body starts like JSON but is not valid JSON: ${errorMessage(error)}`);
   }
-  return readJsonImport(body);
+  return readJsonImport(body, options);
 }

@@ -26,6 +26,8 @@ export interface ImportOutcome {
 }
 
 export interface ImportService {
+  /** The columns a row may have besides the enrolment ones: those the trial design stratifies on. */
+  readonly extraColumns: readonly string[];
   run(
     rows: readonly ImportRow[],
     options: { partial?: boolean; dryRun?: boolean; onRow?: (done: number, total: number) => void },
@@ -41,6 +43,8 @@ export function createImportService(options: {
   channels: readonly string[];
   greetingRatePerMinute: number;
   onJobEnqueued?: () => void;
+  /** The columns a stratified trial design names as `import.<column>` (lower case); none by default. */
+  extraColumns?: readonly string[];
 }): ImportService {
   const { store, clock, newId } = options;
   const rate = options.greetingRatePerMinute;
@@ -55,6 +59,7 @@ export function createImportService(options: {
   }
 
   return {
+    extraColumns: options.extraColumns ?? [],
     async run(rows, runOptions) {
       const partial = runOptions.partial ?? false;
       const dryRun = runOptions.dryRun ?? false;
@@ -98,6 +103,7 @@ export function createImportService(options: {
               timezone: row.timezone,
               ...(row.channel === undefined ? {} : { channel: row.channel }),
               ...(row.language === undefined ? {} : { language: row.language }),
+              importColumns: row.importColumns,
             },
             { greet: false, source: 'import' },
           );

@@ -5,7 +5,7 @@
 import { canonicalLanguageTag, unknownLanguageProblem } from '../../domain/language.ts';
 import { toE164 } from '../../domain/phone.ts';
 import { canonicalTimeZone } from '../../scheduling/schedule-time.ts';
-import type { ImportRow } from './import-input.ts';
+import { IMPORT_COLUMNS, type ImportRow } from './import-input.ts';
 
 export interface ImportRowError {
   row: number;
@@ -24,6 +24,8 @@ export interface ValidImportRow {
   channel: string | undefined;
   /** Canonical BCP 47 tag; undefined = the study's `DEFAULT_LANGUAGE`. */
   language: string | undefined;
+  /** The row's other columns (those a stratified trial design names), trimmed: its stratum's `import.<column>`. */
+  importColumns: Record<string, string>;
 }
 
 export interface SkippedImportRow {
@@ -122,6 +124,11 @@ export async function validateImport(
       timezone: timezone ?? '',
       channel,
       language,
+      importColumns: Object.fromEntries(
+        Object.entries(fields)
+          .filter(([column]) => !(IMPORT_COLUMNS as readonly string[]).includes(column))
+          .map(([column, value]) => [column, value?.trim() ?? '']),
+      ),
     });
   }
   return { valid, skipped, errors };
