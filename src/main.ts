@@ -1004,6 +1004,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       live: createLiveTranscripts,
       trials,
       alerts: safety.alerts,
+      takeovers,
+      pauses,
     }),
   );
   void server.register(createStudyRoutes({ trials }));

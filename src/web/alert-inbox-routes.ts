@@ -26,7 +26,7 @@ function deliveryLine(deliveries: readonly AlertDelivery[]): SafeHtml {
 
 function alertItem(context: PageContext, alert: Alert, deliveries: readonly AlertDelivery[]): SafeHtml {
   const who = alert.participantId
-    ? html`<a href="/dashboard/participants/${alert.participantId}">${alert.participantId}</a>`
+    ? html`<a href="/dashboard/participants/${alert.participantId}">${alert.participantId}</a> (<a href="/dashboard/participants/${alert.participantId}/safety">take over, pause</a>)`
     : html`the study`;
   const acknowledge =
     alert.status === 'open'

@@ -8,9 +8,11 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import type { AuthThrottle } from '../api/auth-throttle.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
+import type { PauseService } from '../participants/pause-service.ts';
 import { readCsvImport } from '../research/import/import-input.ts';
 import { type ImportService, importSummary } from '../research/import/import-service.ts';
 import type { AlertService } from '../safety/alert-service.ts';
+import type { TakeoverService } from '../safety/takeover-service.ts';
 import { type Clock, isManualClock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { AuditTrail } from '../staff/audit-trail.ts';
@@ -32,6 +34,7 @@ import type { TelegramLinksView } from './participant-routes.ts';
 import { registerParticipantPageRoutes } from './participant-routes.ts';
 import { registerRatingRoutes } from './rating-routes.ts';
 import { registerRosterRoutes } from './roster-routes.ts';
+import { registerSafetyPageRoutes } from './safety-page-routes.ts';
 import { registerStaffRoutes } from './staff-routes.ts';
 import { registerStudyPageRoutes } from './study-page-routes.ts';
 import { dashboardEntry } from './transcript-view.ts';
@@ -63,6 +66,9 @@ export interface DashboardOptions {
   trials?: TrialService;
   /** Acknowledging and resolving alerts from the inbox (`/dashboard/alerts`). */
   alerts?: AlertService;
+  /** Taking a conversation over and pausing, from a participant's safety page. */
+  takeovers?: TakeoverService;
+  pauses?: PauseService;
 }
 
 type Form = Record<string, string>;
@@ -233,6 +239,12 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
     registerExportPageRoutes(app, options, kit);
     registerRatingRoutes(app, options, kit, action);
     registerAlertInboxRoutes(app, { store, alerts: options.alerts }, kit, action);
+    registerSafetyPageRoutes(
+      app,
+      { store, participants, takeovers: options.takeovers, pauses: options.pauses },
+      kit,
+      action,
+    );
 
     app.post(
       '/dashboard/clock',

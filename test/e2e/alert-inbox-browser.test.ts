@@ -2,7 +2,8 @@
  * The dashboard's alerts inbox in Chromium against the real `promptpipe serve` process: a staff member signed in on
  * the participants page sees the open alerts' count in the header go from 0 to 1 without reloading when a participant
  * writes a risky message, opens the inbox, acknowledges the alert with a note and resolves it; both are recorded with
- * who did it. Skipped (with a notice) where Chromium is missing, failing in CI (test/web/browser.ts).
+ * who did it; then, from the participant's safety page, takes the conversation over, replies as staff, sees the
+ * participant's answer arrive live (no coach answer) and hands it back. Skipped (with a notice) where Chromium is missing, failing in CI (test/web/browser.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -71,7 +72,7 @@ async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promi
 }
 
 describe.skipIf(!availability.run)('the alerts inbox in a browser, against the server process', () => {
-  it('the unread count goes live, and acknowledging and resolving are recorded', { timeout: 90_000 }, async ({
+  it('the unread count goes live, acknowledging and resolving are recorded, and staff take the conversation over', { timeout: 90_000 }, async ({
     onTestFailed,
   }) => {
     onTestFailed(() => console.error(describeOutput(serverProcess)));
@@ -122,6 +123,27 @@ describe.skipIf(!availability.run)('the alerts inbox in a browser, against the s
       acknowledged_by: expect.any(String),
       resolved_by: expect.any(String),
     });
+
+    // From the inbox to the participant's safety page: take over, reply as staff, see their answer arrive live.
+    await page.getByRole('link', { name: 'take over, pause' }).first().click();
+    await page.getByRole('button', { name: 'Take over the conversation' }).click();
+    await page.getByText('Conversation taken over').waitFor(WAIT);
+    await page.getByLabel('Staff message').fill('This is Sam from the study team. Are you safe right now?');
+    await page.getByRole('button', { name: 'Send as staff' }).click();
+    await page.getByText('Staff message sent.').waitFor(WAIT);
+    await waitFor(
+      'the staff message at the gateway',
+      () => gateway.requests.some((request) => request.body.includes('Are you safe right now?')),
+      15_000,
+      [serverProcess],
+    );
+    await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'Yes, I am with my sister', id: 'r-2' });
+    await page.locator('#transcript').getByText('Yes, I am with my sister').waitFor(WAIT);
+    expect(gateway.requests.some((request) => request.body.includes('Coach heard: Yes, I am with my sister'))).toBe(
+      false,
+    );
+    await page.getByRole('button', { name: 'Hand back to the coach' }).click();
+    await page.getByText('Handed back to the coach.').waitFor(WAIT);
     await context.close();
   });
 });
