@@ -77,7 +77,7 @@ export function tokensPage(
   const rows = tokens.map(
     (
       token,
-    ) => html`<tr><td>${token.name}<br><small>pp_${token.id}_…</small></td><td>${options.owners.get(token.userId) ?? token.userId}</td><td>${token.scope}</td>
+    ) => html`<tr><td>${token.name}<br><small>pp_${token.id}_\u2026</small></td><td>${options.owners.get(token.userId) ?? token.userId}</td><td>${token.scope}</td>
 <td>${token.revokedAt ? `revoked ${token.revokedAt.toISOString().slice(0, 16)}` : token.expiresAt ? `until ${token.expiresAt.toISOString().slice(0, 10)}` : 'no expiry'}</td>
 <td>${token.revokedAt ? '' : html`<form method="post" action="/dashboard/tokens/${token.id}/revoke" class="inline">${csrfField(context)}<button type="submit" class="danger">Revoke</button></form>`}</td></tr>`,
   );
