@@ -52,7 +52,7 @@ export function registerSafetyPageRoutes(
       participant.status === 'paused'
         ? html`<p>Paused.</p><form method="post" action="/dashboard/participants/${id}/safety/resume" class="inline">${csrf}<button type="submit">Resume now</button></form>`
         : html`<form method="post" action="/dashboard/participants/${id}/safety/pause">${csrf}<label for="resume-on">Resume on (optional)</label><input id="resume-on" name="resume_on" type="date"> <button type="submit">Pause (vacation mode)</button></form>`;
-    const body = html`<p><a href="/dashboard/participants/${id}">${participant.name || id}</a> · <a href="/dashboard/alerts">Alerts</a></p>
+    const body = html`<p><a href="/dashboard/participants/${id}">${participant.name || id}</a> \u00b7 <a href="/dashboard/alerts">Alerts</a></p>
 <section class="card"><h2>Takeover</h2>${takeoverSection}</section>
 <section class="card"><h2>Pause</h2>${pauseSection}</section>
 <section class="card"><h2>Conversation</h2><ol id="transcript" class="chat" data-live="/dashboard/participants/${id}/live?after=${lastId}" aria-live="polite">
