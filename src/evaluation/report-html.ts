@@ -69,7 +69,7 @@ function rulesTable(summary: EvaluationSummary): SafeHtml {
 function comparisonTable(summary: EvaluationSummary): SafeHtml {
   const comparison = summary.comparison;
   if (!comparison) return html``;
-  return html`<h2>Comparison: ${comparison.candidate} − ${comparison.baseline}</h2><table><tr><th>criterion</th><th>persona</th><th>${comparison.baseline}</th><th>${comparison.candidate}</th><th>difference</th><th>spread (sd)</th><th>pairs</th></tr>${comparison.rows.map(
+  return html`<h2>Comparison: ${comparison.candidate} \u2212 ${comparison.baseline}</h2><table><tr><th>criterion</th><th>persona</th><th>${comparison.baseline}</th><th>${comparison.candidate}</th><th>difference</th><th>spread (sd)</th><th>pairs</th></tr>${comparison.rows.map(
     (row) =>
       html`<tr><td>${row.criterion}</td><td>${row.persona}</td><td>${format(row.baselineMean)}</td><td>${format(row.candidateMean)}</td><td>${row.difference > 0 ? '+' : ''}${format(row.difference)}</td><td>${format(row.spread)}</td><td>${row.pairs}</td></tr>`,
   )}</table>`;
@@ -77,8 +77,8 @@ function comparisonTable(summary: EvaluationSummary): SafeHtml {
 
 function agreementTable(summary: EvaluationSummary): SafeHtml {
   if (summary.agreement.length === 0)
-    return html`<h2>Judge–human agreement</h2><p>No human ratings of these conversations.</p>`;
-  return html`<h2>Judge–human agreement</h2><table><tr><th>criterion</th><th>quadratic-weighted kappa</th><th>exact agreement</th><th>conversations</th></tr>${summary.agreement.map(
+    return html`<h2>Judge\u2013human agreement</h2><p>No human ratings of these conversations.</p>`;
+  return html`<h2>Judge\u2013human agreement</h2><table><tr><th>criterion</th><th>quadratic-weighted kappa</th><th>exact agreement</th><th>conversations</th></tr>${summary.agreement.map(
     (row) =>
       html`<tr><td>${row.criterion}</td><td>${format(row.kappa, 3)}</td><td>${format(row.observedAgreement * 100, 0)}%</td><td>${row.items}</td></tr>`,
   )}</table>`;
@@ -94,7 +94,7 @@ function transcript(lines: readonly ConversationLine[], timeZone: string): SafeH
   });
   return html`${lines.map(
     (line) =>
-      html`<div class="line ${line.from}"><span class="time">${time.format(new Date(line.at))}</span><span class="tag">${line.from} · ${line.kind}${line.mark ? ` · ${line.mark}` : ''}</span><br>${line.text}${line.pollOptions ? html` <span class="tag">[${line.pollOptions.join(' / ')}]</span>` : ''}</div>`,
+      html`<div class="line ${line.from}"><span class="time">${time.format(new Date(line.at))}</span><span class="tag">${line.from} \u00b7 ${line.kind}${line.mark ? ` \u00b7 ${line.mark}` : ''}</span><br>${line.text}${line.pollOptions ? html` <span class="tag">[${line.pollOptions.join(' / ')}]</span>` : ''}</div>`,
   )}`;
 }
 
@@ -118,11 +118,11 @@ export function renderReportHtml(
   const conversations = [...new Set(results.map((result) => `${result.persona}.${result.repeat}`))].sort();
   const page = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>PromptPipe evaluation</title><style>${STYLE}</style></head><body>
 <h1>PromptPipe evaluation ${statusBadge(summary.passed ? 'pass' : 'fail')}</h1>
-<p>${summary.days} study days · ${summary.repeats} run(s) per persona · configurations: ${summary.configurations.map((configuration) => `${configuration.label} (prompts ${configuration.promptsDir ?? 'built-in'}${configuration.model ? `, model ${configuration.model}` : ''}${configuration.toolProtocol ? `, tools ${configuration.toolProtocol}` : ''})`).join('; ')}</p>
+<p>${summary.days} study days \u00b7 ${summary.repeats} run(s) per persona \u00b7 configurations: ${summary.configurations.map((configuration) => `${configuration.label} (prompts ${configuration.promptsDir ?? 'built-in'}${configuration.model ? `, model ${configuration.model}` : ''}${configuration.toolProtocol ? `, tools ${configuration.toolProtocol}` : ''})`).join('; ')}</p>
 ${summary.failures.length > 0 ? html`<h2>Failed rules</h2><ul>${summary.failures.map((failure) => html`<li><strong>${failure.rule}</strong> in ${failure.conversation}: ${failure.detail}</li>`)}</ul>` : ''}
 ${summary.belowThreshold.length > 0 ? html`<h2>Scores below threshold</h2><ul>${summary.belowThreshold.map((entry) => html`<li>${entry.criterion} (${entry.configuration}): ${format(entry.mean)} &lt; ${entry.threshold}</li>`)}</ul>` : ''}
 <h2>Rules</h2>${rulesTable(summary)}
-<h2>Scores per criterion (${rubric.name}, ${rubric.scale.min}–${rubric.scale.max})</h2>${scoreChart(summary, rubric)}
+<h2>Scores per criterion (${rubric.name}, ${rubric.scale.min}\u2013${rubric.scale.max})</h2>${scoreChart(summary, rubric)}
 ${comparisonTable(summary)}
 ${agreementTable(summary)}
 <h2>Conversations</h2>
@@ -136,7 +136,7 @@ ${conversations.map((name) => {
       label,
     ),
   );
-  return html`<section id="${name}"><h3>${persona} · run ${repeat}</h3><div class="pair" style="--columns:${labels.length}">${sides}</div></section>`;
+  return html`<section id="${name}"><h3>${persona} \u00b7 run ${repeat}</h3><div class="pair" style="--columns:${labels.length}">${sides}</div></section>`;
 })}
 </body></html>`;
   return page.value;

@@ -31,7 +31,7 @@ ${context.signedIn ? html`<form method="post" action="/dashboard/logout" class="
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="${context?.csrfToken ?? ''}">
-<title>${title} · PromptPipe</title><link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>
+<title>${title} \u00b7 PromptPipe</title><link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>
 <body>${nav}<main id="main"><h1>${title}</h1>${context?.flash ? html`<p class="flash" role="status">${context.flash}</p>` : ''}${body}</main>
 <script src="/dashboard/assets/dashboard.js" defer></script></body></html>`.value;
 }

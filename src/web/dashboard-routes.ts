@@ -153,12 +153,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       };
     }
 
-    const kit: DashboardRouteKit = {
-      needs: routeNeeding,
-      publicRoute: { config: { permission: 'read', auditRead: true } },
-      context,
-      sendPage,
-    };
+    const kit: DashboardRouteKit = { needs: routeNeeding, publicRoute: readRoute, context, sendPage };
 
     registerAssetRoutes(app);
 

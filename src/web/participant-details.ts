@@ -41,7 +41,7 @@ function instantOrNone(text: string | undefined, time: TimeSetting): string {
 export function profileSection(profile: UserProfile | null, time: TimeSetting): SafeHtml {
   if (!profile) return html`<p>No profile yet: the coach saves one during intake.</p>`;
   const fields = PROFILE_FIELDS.map(
-    ([key, label]) => html`<dt>${label}</dt><dd data-field="${key}">${String(profile[key] ?? '') || '—'}</dd>`,
+    ([key, label]) => html`<dt>${label}</dt><dd data-field="${key}">${String(profile[key] ?? '') || '\u2014'}</dd>`,
   );
   const tone = profile.tone.tone_tags.length > 0 ? profile.tone.tone_tags.join(', ') : '—';
   return html`<dl class="profile">${fields}

@@ -40,7 +40,7 @@ export function participantPage(context: PageContext, data: ParticipantPageData)
 <div class="card"><h2>Participant</h2><dl>
 <dt>Phone</dt><dd>${participant.phoneNumber}</dd><dt>Channel</dt><dd>${participant.channel || context.channels[0]}</dd><dt>Status</dt><dd id="participant-status">${participant.status}</dd>
 <dt>Sub-state</dt><dd id="sub-state">${state.conversationState}</dd><dt>Time zone</dt><dd id="participant-zone">${zoneNote(participant, time.zone)}</dd>
-<dt>Language</dt><dd id="participant-language">${participant.language ?? '—'}</dd>
+<dt>Language</dt><dd id="participant-language">${participant.language ?? '\u2014'}</dd>
 ${participant.arm === undefined ? '' : html`<dt>Arm</dt><dd id="participant-arm"><a href="/dashboard/study">${participant.arm}</a> (<a href="/dashboard/participants/${id}/decisions">decisions</a>)</dd>`}
 <dt>Success count</dt><dd id="success-count">${profile?.success_count ?? 0}</dd><dt>Prompts sent</dt><dd>${profile?.total_prompts ?? 0}</dd>
 ${data.telegram ? html`<dt>Telegram link</dt><dd><a id="telegram-link" href="${data.telegram.link}">${data.telegram.link}</a> (${data.telegram.linked ? 'chat linked; a new link moves it' : 'not opened yet'}; one use, 30 days)</dd>` : ''}

@@ -32,7 +32,7 @@ export function ratingPage(
   );
   const transcript = html`<ol class="rating-transcript">${shown.map(
     (entry) =>
-      html`<li id="entry-${entry.id}"><span class="muted">${localTime(entry.createdAt, zone)} · #${entry.id} · ${entry.role === 'user' ? 'participant' : `coach (${entry.kind})`}</span><br>${entry.content}</li>`,
+      html`<li id="entry-${entry.id}"><span class="muted">${localTime(entry.createdAt, zone)} \u00b7 #${entry.id} \u00b7 ${entry.role === 'user' ? 'participant' : `coach (${entry.kind})`}</span><br>${entry.content}</li>`,
   )}</ol>`;
   const form = input.mayRate
     ? html`<form method="post" action="/dashboard/participants/${participant.id}/ratings" class="rating-form">${csrfField(context)}
@@ -56,7 +56,7 @@ export function ratingPage(
   return layout(
     `Rate ${participant.name || participant.id}`,
     context,
-    html`<p><a href="/dashboard/participants/${participant.id}">Back to the participant</a> · rubric: ${rubric.name} (${rubric.scale.min}–${rubric.scale.max})</p>
+    html`<p><a href="/dashboard/participants/${participant.id}">Back to the participant</a> \u00b7 rubric: ${rubric.name} (${rubric.scale.min}\u2013${rubric.scale.max})</p>
 ${context.flash ? html`<p class="flash" role="status">${context.flash}</p>` : ''}
 <section><h2>Rate</h2>${form}</section><section><h2>Ratings</h2>${ratings}</section><section><h2>Conversation</h2>${transcript}</section>`,
   );

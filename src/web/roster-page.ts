@@ -45,9 +45,9 @@ function row(context: PageContext, entry: RosterRow): SafeHtml {
   const participant = entry.participant;
   const last = entry.lastMessage;
   return html`<tr><td><a href="/dashboard/participants/${participant.id}">${participant.name || participant.id}</a><br><small>${participant.phoneNumber}</small></td>
-<td>${participant.status}${entry.idle ? ' · idle' : ''}</td><td>${entry.conversationState ?? '—'}</td><td>${participant.channel || context.channels[0]}</td><td class="language">${participant.language ?? '—'}</td>
+<td>${participant.status}${entry.idle ? ' \u00b7 idle' : ''}</td><td>${entry.conversationState ?? '\u2014'}</td><td>${participant.channel || context.channels[0]}</td><td class="language">${participant.language ?? '\u2014'}</td>
 <td>${nextPrompt(entry.nextPromptAt, participant.timezone)}</td>
-<td>${last ? html`<span class="clip">${last.content}</span><br><small>${last.at.toISOString().slice(0, 16).replace('T', ' ')} UTC</small>` : '—'}</td>
+<td>${last ? html`<span class="clip">${last.content}</span><br><small>${last.at.toISOString().slice(0, 16).replace('T', ' ')} UTC</small>` : '\u2014'}</td>
 <td class="counts" title="${entry.promptsSent} prompts sent, answered on ${entry.promptsAnswered} days, Done on ${entry.promptsDone}">${entry.promptsSent} / ${entry.promptsAnswered} / <span class="success-count">${entry.promptsDone}</span></td></tr>`;
 }
 

@@ -33,7 +33,7 @@ ${report.arms.map((arm) => html`<tr><th scope="row">${arm.armId}</th><td>${arm.l
 <section class="card"><h2>Strata and blocks</h2><table id="strata"><thead><tr><th scope="col">Stratum</th>${armIds.map((id) => html`<th scope="col">${id}</th>`)}<th scope="col">Block</th><th scope="col">Taken</th></tr></thead><tbody>
 ${report.strata.map(
   (stratum) =>
-    html`<tr><th scope="row">${stratum.stratum || '(all)'}</th>${armIds.map((id) => html`<td>${stratum.counts[id] ?? 0}</td>`)}<td>${stratum.block && stratum.block.blockIndex >= 0 ? String(stratum.block.blockIndex + 1) : '—'}</td><td>${stratum.block && stratum.block.blockSize > 0 ? `${stratum.block.position} of ${stratum.block.blockSize}` : '—'}</td></tr>`,
+    html`<tr><th scope="row">${stratum.stratum || '(all)'}</th>${armIds.map((id) => html`<td>${stratum.counts[id] ?? 0}</td>`)}<td>${stratum.block && stratum.block.blockIndex >= 0 ? String(stratum.block.blockIndex + 1) : '\u2014'}</td><td>${stratum.block && stratum.block.blockSize > 0 ? `${stratum.block.position} of ${stratum.block.blockSize}` : '\u2014'}</td></tr>`,
 )}
 </tbody></table></section>`,
   );
@@ -52,13 +52,13 @@ ${
     : html`<table id="decisions"><thead><tr><th scope="col">Moment (local)</th><th scope="col">Decision point</th><th scope="col">Arm</th><th scope="col">Available</th><th scope="col">Probabilities</th><th scope="col">Option</th><th scope="col">Draw</th><th scope="col">Sent</th><th scope="col">Outcome</th></tr></thead><tbody>
 ${decisions.map(
   (decision) =>
-    html`<tr><td>${decision.intendedLocal}</td><td>${decision.decisionPointId}</td><td>${decision.armId || '—'}</td><td>${decision.available ? 'yes' : `no: ${decision.unavailableReason ?? ''}`}</td><td>${Object.entries(
+    html`<tr><td>${decision.intendedLocal}</td><td>${decision.decisionPointId}</td><td>${decision.armId || '\u2014'}</td><td>${decision.available ? 'yes' : `no: ${decision.unavailableReason ?? ''}`}</td><td>${Object.entries(
       decision.probabilities,
     )
       .map(([option, probability]) => `${option} ${probability}`)
       .join(
         ', ',
-      )}</td><td>${decision.option ?? '—'}</td><td>${decision.draw === null ? '—' : decision.draw.toFixed(4)}</td><td>${decision.sentAt ? decision.sentAt.toISOString().slice(0, 16).replace('T', ' ') : '—'}</td><td>${outcomeText(decision)}</td></tr>`,
+      )}</td><td>${decision.option ?? '\u2014'}</td><td>${decision.draw === null ? '\u2014' : decision.draw.toFixed(4)}</td><td>${decision.sentAt ? decision.sentAt.toISOString().slice(0, 16).replace('T', ' ') : '\u2014'}</td><td>${outcomeText(decision)}</td></tr>`,
 )}
 </tbody></table>`
 }`,

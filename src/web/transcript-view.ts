@@ -46,7 +46,7 @@ export function dashboardEntry(entry: TranscriptEntry & { delivery?: { status: s
   const body = poll
     ? html`<p>${poll.question}</p><ul class="poll-options">${poll.options.map((option) => html`<li>${option}</li>`)}</ul>`
     : html`<p>${entry.content}</p>`;
-  return html`<li class="entry ${where} kind-${entry.kind}" data-entry-id="${entry.id}"><div class="bubble">${body}<footer>${entry.kind}${entry.module ? ` · ${entry.module}` : ''} &middot; ${time(entry, timeZone)} ${delivery}</footer></div></li>`;
+  return html`<li class="entry ${where} kind-${entry.kind}" data-entry-id="${entry.id}"><div class="bubble">${body}<footer>${entry.kind}${entry.module ? ` \u00b7 ${entry.module}` : ''} &middot; ${time(entry, timeZone)} ${delivery}</footer></div></li>`;
 }
 
 /** Times in `timeZone`: the participant's own, else UTC until the page's script shows the browser's. */

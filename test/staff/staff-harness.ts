@@ -30,8 +30,6 @@ export async function startStaffApp(
     logLines?: string[];
     /** A database file instead of memory (to read its bytes). */
     filename?: string;
-    /** Listen on an ephemeral loopback port (real HTTP requests, e.g. to read an endless stream's status). */
-    listen?: boolean;
   } = {},
 ): Promise<Application> {
   const config = loadConfig({
@@ -52,7 +50,7 @@ export async function startStaffApp(
     store: await createSqliteStore({ filename: options.filename ?? ':memory:' }),
     ...(options.wallClock ? { wallClock: options.wallClock } : {}),
   });
-  await app.start({ listen: options.listen ?? false });
+  await app.start();
   return app;
 }
 
