@@ -153,7 +153,12 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
       };
     }
 
-    const kit: DashboardRouteKit = { needs: routeNeeding, publicRoute: readRoute, context, sendPage };
+    const kit: DashboardRouteKit = {
+      needs: routeNeeding,
+      publicRoute: { config: { permission: 'read', auditRead: true } },
+      context,
+      sendPage,
+    };
 
     registerAssetRoutes(app);
 

@@ -107,6 +107,16 @@ describe('audit trail', () => {
     expect(rows[2]).toMatchObject({ action: 'GET /export/:file', outcome: 'success', status: 200 });
   });
 
+  it('records a view of the roster, a bulk read of participant data, and not a single participant page', async () => {
+    const cookie = members.coordinator.cookie;
+    const before = await app.store.audit.list({ actor: members.coordinator.email }, 1000);
+    await app.server.inject({ method: 'GET', url: '/dashboard', headers: { cookie } });
+    await app.server.inject({ method: 'GET', url: `/dashboard/participants/${participantId}`, headers: { cookie } });
+    const after = await app.store.audit.list({ actor: members.coordinator.email }, 1000);
+    expect(after.length).toBe(before.length + 1);
+    expect(after[0]).toMatchObject({ action: 'GET /dashboard', outcome: 'success', status: 200 });
+  });
+
   it('is admin-only on the dashboard and in the export, and filters by participant', async () => {
     const forViewer = await app.server.inject({
       method: 'GET',

@@ -30,6 +30,8 @@ export async function startStaffApp(
     logLines?: string[];
     /** A database file instead of memory (to read its bytes). */
     filename?: string;
+    /** Listen on an ephemeral loopback port (real HTTP requests, e.g. to read an endless stream's status). */
+    listen?: boolean;
   } = {},
 ): Promise<Application> {
   const config = loadConfig({
@@ -50,7 +52,7 @@ export async function startStaffApp(
     store: await createSqliteStore({ filename: options.filename ?? ':memory:' }),
     ...(options.wallClock ? { wallClock: options.wallClock } : {}),
   });
-  await app.start();
+  await app.start({ listen: options.listen ?? false });
   return app;
 }
 
