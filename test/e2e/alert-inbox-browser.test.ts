@@ -72,9 +72,9 @@ async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promi
 }
 
 describe.skipIf(!availability.run)('the alerts inbox in a browser, against the server process', () => {
-  it('the unread count goes live, acknowledging and resolving are recorded, and staff take the conversation over', { timeout: 90_000 }, async ({
-    onTestFailed,
-  }) => {
+  it('the unread count goes live, acknowledging and resolving are recorded, and staff take the conversation over', {
+    timeout: 90_000,
+  }, async ({ onTestFailed }) => {
     onTestFailed(() => console.error(describeOutput(serverProcess)));
     const enrolled = await call('POST', '/conversation/participants', { phone_number: PHONE, name: 'Ada' });
     const participantId = ((await enrolled.json()) as { result: { id: string } }).result.id;

@@ -5,9 +5,14 @@ const columns: ExportColumn[] = [
   {
     name: 'conversation',
     type: 'string',
-    description: "What was rated: participant:<participant id>, or an evaluation run's conversation (A/<persona>.<run>)",
+    description:
+      "What was rated: participant:<participant id>, or an evaluation run's conversation (A/<persona>.<run>)",
   },
-  { name: 'participant_id', type: 'string', description: 'The study participant rated, when it is a study conversation' },
+  {
+    name: 'participant_id',
+    type: 'string',
+    description: 'The study participant rated, when it is a study conversation',
+  },
   {
     name: 'transcript_entry_id',
     type: 'integer',
