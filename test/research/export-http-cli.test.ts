@@ -147,6 +147,7 @@ describe('promptpipe export', () => {
       'jobs.jsonl',
       'messages.jsonl',
       'participants.jsonl',
+      'ratings.jsonl',
     ]);
     expect(JSON.parse(readFileSync(join(out, 'participants.jsonl'), 'utf8')).name).toBe('Cy');
     expect(ok.out()).toContain('participants.jsonl (1 rows)');
