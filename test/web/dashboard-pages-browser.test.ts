@@ -192,7 +192,11 @@ describe.skipIf(!availability.run)('dashboard pages at 1366 px, against the real
     async () => {
       await dashboard.getByRole('link', { name: 'Export', exact: true }).click();
       await dashboard.getByRole('heading', { name: 'Export' }).waitFor(WAIT);
-      for (const table of ['messages', 'events', 'jobs', 'daily_outcomes']) {
+      // Only the participants table: every other preselected table (study data, trial tables, ratings) unchecked.
+      const tables = await dashboard
+        .locator('input[name=table]')
+        .evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value));
+      for (const table of tables.filter((name) => name !== 'participants')) {
         await dashboard.locator(`input[name=table][value=${table}]`).uncheck();
       }
       await dashboard.getByLabel('JSON Lines').check();
