@@ -195,7 +195,7 @@ describe.skipIf(!availability.run)('dashboard pages at 1366 px, against the real
       // Only the participants table: every other preselected table (study data, trial tables, ratings) unchecked.
       const tables = await dashboard
         .locator('input[name=table]')
-        .evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value));
+        .evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
       for (const table of tables.filter((name) => name !== 'participants')) {
         await dashboard.locator(`input[name=table][value=${table}]`).uncheck();
       }
