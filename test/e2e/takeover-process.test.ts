@@ -1,17 +1,7 @@
-/**
- * Staff take over a conversation, against the real `promptpipe serve` process (webhook channel, scripted model):
- * staff replies (a text and a poll) go out on the participant's channel, the participant's answer is recorded and the
- * coach says nothing, and after the hand-back the next model request holds the staff exchange, the staff message
- * marked as a person's. A conversation left without a staff message raises one reminder alert.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STAFF_MESSAGE_MARK } from '../../src/safety/takeover-service.ts';
-import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
-import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
-import { describeOutput, type ServerProcess, startServer, stopServer, waitFor } from '../support/server-process.ts';
+import { describeOutput, waitFor } from '../support/server-process.ts';
+import { startWebhookStudyServer, type WebhookStudyServer } from '../support/webhook-study-server.ts';
 
 const API_TOKEN = 'takeover-e2e-api-token';
 const PHONE = '+15551230201';
@@ -19,57 +9,32 @@ const GREETING = 'Hi! Which habit would you like to build?';
 const STAFF_TEXT = 'Hi, this is Sam from the study team. How are you feeling today?';
 const PARTICIPANT_ANSWER = 'Better now, thanks for checking on me';
 
-let serverProcess: ServerProcess | undefined;
-let model: ScriptedOpenAiServer;
-let gateway: HttpReceiver;
-let stateDir: string;
+let study: WebhookStudyServer;
 
 beforeAll(async () => {
-  stateDir = await mkdtemp(join(tmpdir(), 'promptpipe-takeover-'));
-  gateway = await startHttpReceiver();
-  model = await startScriptedOpenAiServer({
+  study = await startWebhookStudyServer({
+    apiToken: API_TOKEN,
+    env: {
+      TAKEOVER_IDLE_AFTER: '20m',
+    },
     respond: (request) => {
       const said = request.lastMessage?.content ?? '';
       return { content: said.includes('expecting a greeting') ? GREETING : `Coach heard: ${said}` };
     },
   });
-  serverProcess = await startServer({
-    PATH: process.env.PATH ?? '',
-    PROMPTPIPE_STATE_DIR: stateDir,
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_API_KEY: 'test',
-    GENAI_MODEL: 'scripted',
-    LLM_MAX_RETRIES: '0',
-    PROMPTPIPE_CLOCK: 'manual',
-    PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00.000Z',
-    PROMPTPIPE_CHANNEL: 'webhook',
-    PROMPTPIPE_WEBHOOK_URL: gateway.url,
-    PROMPTPIPE_API_TOKEN: API_TOKEN,
-    TAKEOVER_IDLE_AFTER: '20m',
-    LOG_LEVEL: 'warn',
-  });
 }, 60_000);
 
 afterAll(async () => {
-  if (serverProcess) await stopServer(serverProcess);
-  await model?.close();
-  await gateway?.close();
-  if (stateDir) await rm(stateDir, { recursive: true, force: true });
+  await study?.close();
 }, 30_000);
 
-async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response> {
-  return fetch(`${serverProcess?.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${API_TOKEN}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
+const call = (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response> =>
+  study.call(method, path, body);
 
 const delivered = (): { kind: string; text?: string; question?: string }[] =>
-  gateway.requests.map((request) => JSON.parse(request.body) as { kind: string; text?: string; question?: string });
+  study.gateway.requests.map(
+    (request) => JSON.parse(request.body) as { kind: string; text?: string; question?: string },
+  );
 const texts = (): string[] => delivered().map((message) => message.text ?? message.question ?? '');
 
 async function transcript(participantId: string): Promise<{ role: string; content: string }[]> {
@@ -81,8 +46,8 @@ describe('taking over a conversation, against the server process', () => {
   it('staff reply, the participant answers without a bot answer, hand back, the coach sees the exchange', {
     timeout: 90_000,
   }, async ({ onTestFailed }) => {
-    onTestFailed(() => console.error(describeOutput(serverProcess)));
-    const wait = <T>(what: string, check: () => T | Promise<T>) => waitFor(what, check, 20_000, [serverProcess]);
+    onTestFailed(() => console.error(describeOutput(study.server)));
+    const wait = <T>(what: string, check: () => T | Promise<T>) => waitFor(what, check, 20_000, [study.server]);
     const enrolled = await call('POST', '/conversation/participants', { phone_number: PHONE, name: 'Ada' });
     const participantId = ((await enrolled.json()) as { result: { id: string } }).result.id;
     await wait('the greeting', () => texts().includes(GREETING));
@@ -101,7 +66,7 @@ describe('taking over a conversation, against the server process', () => {
     expect((await call('POST', `${base}/staff-messages`, { poll })).status).toBe(201);
     await wait('the staff messages', () => texts().includes(STAFF_TEXT) && texts().includes(poll.question));
 
-    const modelCallsBefore = model.requests.length;
+    const modelCallsBefore = study.model.requests.length;
     const reply = await call('POST', '/channels/webhook/messages', {
       from: PHONE,
       text: PARTICIPANT_ANSWER,
@@ -111,7 +76,7 @@ describe('taking over a conversation, against the server process', () => {
     await wait('the answer recorded', async () =>
       (await transcript(participantId)).some((entry) => entry.content === PARTICIPANT_ANSWER),
     );
-    expect(model.requests.length).toBe(modelCallsBefore);
+    expect(study.model.requests.length).toBe(modelCallsBefore);
     expect(texts()).toEqual([GREETING, STAFF_TEXT, poll.question]);
 
     // Left without a staff message for longer than TAKEOVER_IDLE_AFTER: one reminder alert.
@@ -125,7 +90,7 @@ describe('taking over a conversation, against the server process', () => {
     const next = await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'Back to walking', id: 'p-2' });
     expect(next.status).toBe(202);
     await wait('the coach answers again', () => texts().includes('Coach heard: Back to walking'));
-    const request = model.requests.at(-1);
+    const request = study.model.requests.at(-1);
     const contents = request?.body.messages.map((message) => `${message.role}: ${message.content}`) ?? [];
     const staffAt = contents.indexOf(`assistant: ${STAFF_MESSAGE_MARK} ${STAFF_TEXT}`);
     expect(staffAt).toBeGreaterThan(0);
