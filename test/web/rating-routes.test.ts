@@ -59,18 +59,20 @@ describe('rating a conversation in the dashboard', () => {
     expect((await post(staff.coordinator, { turn: String(turn), score_clarity: '2' })).statusCode).toBe(303);
 
     const ratings = await app.store.ratings.list({ conversation: participantConversation(participantId) });
+    // One submission's criteria share a time: their order among themselves is not part of the contract.
+    const byCriterionAndScore = (a: { criterion: string; score: number }, b: { criterion: string; score: number }) =>
+      a.criterion.localeCompare(b.criterion) || a.score - b.score;
     expect(
-      ratings.map(({ criterion, score, transcriptEntryId, comment }) => ({
-        criterion,
-        score,
-        transcriptEntryId,
-        comment,
-      })),
-    ).toEqual([
-      { criterion: 'empathy', score: 4, transcriptEntryId: undefined, comment: 'kind and short' },
-      { criterion: 'clarity', score: 5, transcriptEntryId: undefined, comment: 'kind and short' },
-      { criterion: 'clarity', score: 2, transcriptEntryId: turn, comment: undefined },
-    ]);
+      ratings
+        .map(({ criterion, score, transcriptEntryId, comment }) => ({ criterion, score, transcriptEntryId, comment }))
+        .sort(byCriterionAndScore),
+    ).toEqual(
+      [
+        { criterion: 'empathy', score: 4, transcriptEntryId: undefined, comment: 'kind and short' },
+        { criterion: 'clarity', score: 5, transcriptEntryId: undefined, comment: 'kind and short' },
+        { criterion: 'clarity', score: 2, transcriptEntryId: turn, comment: undefined },
+      ].sort(byCriterionAndScore),
+    );
     expect(new Set(ratings.map((rating) => rating.rater)).size).toBe(1);
     expect(ratings[0]?.rater).not.toBe('PROMPTPIPE_API_TOKEN');
     expect(ratings[0]?.rubric).toBe('PromptPipe coaching quality');
