@@ -427,7 +427,10 @@ export function buildCli(io: CliIo = processIo): Command {
     const config = readConfig(io);
     return openStore(config, commandLogger(config));
   });
-  registerEvalCommand(program, io);
+  registerEvalCommand(program, io, async () => {
+    const config = readConfig(io);
+    return openStore(config, commandLogger(config), { besideServer: 'read' });
+  });
   return program;
 }
 

@@ -3,7 +3,7 @@
  * configurations on the same personas and seeds. Writes report.html and report.json to --out; exits 1 when a rule
  * fails or a mean score is below its threshold (a CI gate for a prompt change).
  */
-import { statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import {
@@ -15,16 +15,20 @@ import {
 } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
 import { type ProgressEvent, runEvaluation } from '../evaluation/evaluation-run.ts';
+import { humanRatingsOfRun } from '../evaluation/human-agreement.ts';
 import { readHumanRatings } from '../evaluation/human-ratings-file.ts';
 import { loadPersonas } from '../evaluation/persona.ts';
 import { writeReport } from '../evaluation/report-files.ts';
 import { summarise } from '../evaluation/report-summary.ts';
 import { loadRubric } from '../evaluation/rubric.ts';
+import { runIdentity } from '../evaluation/run-identity.ts';
 import { type CoachConfiguration, coachEnvironment } from '../evaluation/simulation-app.ts';
 import type { LlmClient } from '../llm/llm.ts';
 import { createOpenAiCompatibleLlm } from '../llm/openai-compatible-llm.ts';
 import { silentLog } from '../observability/log.ts';
+import type { Store } from '../store/store.ts';
 import type { CliIo } from './cli.ts';
+import { finiteNumber, printVerdict, registerEvalReportCommand } from './eval-report-command.ts';
 
 export interface EvalCommandOptions {
   personas: string;
@@ -53,12 +57,6 @@ function positiveInteger(maximum: number) {
     }
     return parsed;
   };
-}
-
-function finiteNumber(value: string): number {
-  const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed)) throw new InvalidArgumentError('must be a number');
-  return parsed;
 }
 
 function requireDirectory(path: string | undefined, flag: string): void {
@@ -119,12 +117,15 @@ export async function runEvalCommand(
   requireDirectory(options.comparePromptsDir, '--compare-prompts-dir');
   const personas = loadPersonas(options.personas);
   const rubric = loadRubric(options.rubric);
-  const humanRatings = options.ratings ? readHumanRatings(options.ratings) : [];
+  const humanScores = options.ratings ? readHumanRatings(options.ratings) : [];
   const settings = loadEvaluationSettings(environment);
   const coachConfig = loadConfig(coachEnvironment(environment));
   const configurations = coachConfigurations(options);
   if (!settings.judge)
     io.stderr.write('EVAL_JUDGE_BASE_URL / EVAL_JUDGE_API_KEY not set: rules only, no rubric scores\n');
+  mkdirSync(options.out, { recursive: true });
+  // A new run gets a new id (its ratings on the dashboard are its own); a resumed one keeps its id.
+  const run = runIdentity(options.out, { fresh: !options.resume });
   const results = await runEvaluation({
     personas,
     rubric,
@@ -146,24 +147,14 @@ export async function runEvalCommand(
     configurations,
     days: options.days,
     repeats: options.repeat,
-    humanRatings,
+    humanRatings: humanRatingsOfRun(humanScores, run.id),
     minScore: options.minScore,
   });
-  writeReport(options.out, summary, results, rubric);
-  const verdict = summary.passed ? 'PASSED' : 'FAILED';
-  io.stdout.write(
-    `${verdict}: ${results.length} conversation(s), ${summary.failures.length} failed rule(s), ` +
-      `${summary.belowThreshold.length} score(s) below threshold; report: ${join(options.out, 'report.html')}\n`,
-  );
-  for (const failure of summary.failures)
-    io.stdout.write(`  rule ${failure.rule} failed in ${failure.conversation}: ${failure.detail}\n`);
-  for (const low of summary.belowThreshold) {
-    io.stdout.write(`  ${low.criterion} (${low.configuration}): mean ${low.mean.toFixed(2)} < ${low.threshold}\n`);
-  }
-  if (!summary.passed) io.exit(1);
+  writeReport(options.out, { run, summary, results, rubric });
+  printVerdict(io, { run, summary, conversations: results.length, html: join(options.out, 'report.html') });
 }
 
-export function registerEvalCommand(program: Command, io: CliIo): void {
+export function registerEvalCommand(program: Command, io: CliIo, openStudyStore: () => Promise<Store>): void {
   const protocols = ['native', 'text'];
   program
     .command('eval')
@@ -193,4 +184,5 @@ export function registerEvalCommand(program: Command, io: CliIo): void {
       6,
     )
     .action((options: EvalCommandOptions) => runEvalCommand(options, io));
+  registerEvalReportCommand(program, io, openStudyStore);
 }

@@ -1,17 +1,20 @@
-/** Writes report.json (the summary and each conversation's rules and scores, for scripts) and report.html. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+/**
+ * Writes report.json (the run, its rubric, the summary and each conversation's rules, scores and transcript: for
+ * scripts and for the dashboard's rating of the run, report-reader.ts) and report.html.
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ConversationResult, conversationKey } from './evaluation-run.ts';
 import { renderReportHtml } from './report-html.ts';
 import type { EvaluationSummary } from './report-summary.ts';
 import type { Rubric } from './rubric.ts';
+import type { RunIdentity } from './run-identity.ts';
 
 export function writeReport(
   outDir: string,
-  summary: EvaluationSummary,
-  results: readonly ConversationResult[],
-  rubric: Rubric,
+  report: { run: RunIdentity; summary: EvaluationSummary; results: readonly ConversationResult[]; rubric: Rubric },
 ): void {
+  const { run, summary, results, rubric } = report;
   mkdirSync(outDir, { recursive: true });
   const conversations = results.map((result) => ({
     conversation: conversationKey(result.configuration, result.persona, result.repeat),
@@ -21,7 +24,12 @@ export function writeReport(
     rules: result.rules,
     scores: result.judgement?.scores ?? {},
     ...(result.judgement?.error ? { judgeError: result.judgement.error } : {}),
+    timezone: result.record.timezone,
+    language: result.record.language,
+    lines: result.record.lines,
   }));
-  writeFileSync(join(outDir, 'report.json'), `${JSON.stringify({ summary, conversations }, null, 2)}\n`);
-  writeFileSync(join(outDir, 'report.html'), renderReportHtml(summary, results, rubric));
+  const json = join(outDir, 'report.json');
+  writeFileSync(`${json}.partial`, `${JSON.stringify({ run, rubric, summary, conversations }, null, 2)}\n`);
+  renameSync(`${json}.partial`, json);
+  writeFileSync(join(outDir, 'report.html'), renderReportHtml(summary, results, rubric, run));
 }

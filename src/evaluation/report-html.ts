@@ -7,6 +7,7 @@ import { html, type SafeHtml } from '../web/html.ts';
 import type { ConversationResult } from './evaluation-run.ts';
 import type { EvaluationSummary } from './report-summary.ts';
 import type { Rubric } from './rubric.ts';
+import type { RunIdentity } from './run-identity.ts';
 import type { ConversationLine } from './simulation-record.ts';
 
 const COLOURS = ['#2f6fb0', '#d9822b', '#3a9a5b', '#8e44ad'];
@@ -77,8 +78,8 @@ function comparisonTable(summary: EvaluationSummary): SafeHtml {
 
 function agreementTable(summary: EvaluationSummary): SafeHtml {
   if (summary.agreement.length === 0)
-    return html`<h2>Judge\u2013human agreement</h2><p>No human ratings of these conversations.</p>`;
-  return html`<h2>Judge\u2013human agreement</h2><table><tr><th>criterion</th><th>quadratic-weighted kappa</th><th>exact agreement</th><th>conversations</th></tr>${summary.agreement.map(
+    return html`<h2>Judge\u2013human agreement</h2><p>No human ratings of these conversations yet: staff rate them on the dashboard (Evaluations), then <code>promptpipe eval-report</code> re-renders this page with the agreement.</p>`;
+  return html`<h2>Judge\u2013human agreement</h2><table><tr><th>criterion</th><th>quadratic-weighted kappa</th><th>exact agreement</th><th>pairs (conversation \u00d7 rater)</th></tr>${summary.agreement.map(
     (row) =>
       html`<tr><td>${row.criterion}</td><td>${format(row.kappa, 3)}</td><td>${format(row.observedAgreement * 100, 0)}%</td><td>${row.items}</td></tr>`,
   )}</table>`;
@@ -113,12 +114,13 @@ export function renderReportHtml(
   summary: EvaluationSummary,
   results: readonly ConversationResult[],
   rubric: Rubric,
+  run: RunIdentity,
 ): string {
   const labels = summary.configurations.map((configuration) => configuration.label);
   const conversations = [...new Set(results.map((result) => `${result.persona}.${result.repeat}`))].sort();
   const page = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>PromptPipe evaluation</title><style>${STYLE}</style></head><body>
 <h1>PromptPipe evaluation ${statusBadge(summary.passed ? 'pass' : 'fail')}</h1>
-<p>${summary.days} study days \u00b7 ${summary.repeats} run(s) per persona \u00b7 configurations: ${summary.configurations.map((configuration) => `${configuration.label} (prompts ${configuration.promptsDir ?? 'built-in'}${configuration.model ? `, model ${configuration.model}` : ''}${configuration.toolProtocol ? `, tools ${configuration.toolProtocol}` : ''})`).join('; ')}</p>
+<p>Run <code id="run-id">${run.id}</code> (started ${run.startedAt.slice(0, 16).replace('T', ' ')} UTC) \u00b7 ${summary.days} study days \u00b7 ${summary.repeats} run(s) per persona \u00b7 configurations: ${summary.configurations.map((configuration) => `${configuration.label} (prompts ${configuration.promptsDir ?? 'built-in'}${configuration.model ? `, model ${configuration.model}` : ''}${configuration.toolProtocol ? `, tools ${configuration.toolProtocol}` : ''})`).join('; ')}</p>
 ${summary.failures.length > 0 ? html`<h2>Failed rules</h2><ul>${summary.failures.map((failure) => html`<li><strong>${failure.rule}</strong> in ${failure.conversation}: ${failure.detail}</li>`)}</ul>` : ''}
 ${summary.belowThreshold.length > 0 ? html`<h2>Scores below threshold</h2><ul>${summary.belowThreshold.map((entry) => html`<li>${entry.criterion} (${entry.configuration}): ${format(entry.mean)} &lt; ${entry.threshold}</li>`)}</ul>` : ''}
 <h2>Rules</h2>${rulesTable(summary)}

@@ -3,19 +3,11 @@
  * the comparison of two configurations on the same personas and seeds (difference and its spread over the repeated
  * runs), judge–human agreement where humans rated the same conversations, and whether the run passes its gate.
  */
-import { cohensKappa } from './agreement.ts';
 import { type ConversationResult, conversationKey } from './evaluation-run.ts';
+import { type AgreementRow, type HumanRating, judgeHumanAgreement } from './human-agreement.ts';
 import type { Rubric } from './rubric.ts';
 import { RULE_DESCRIPTIONS } from './rules.ts';
 import type { CoachConfiguration } from './simulation-app.ts';
-
-/** One human score of one conversation on one criterion (from the dashboard's ratings export). */
-export interface HumanRating {
-  /** The conversation's key, `A/ada.1`. */
-  conversation: string;
-  criterion: string;
-  score: number;
-}
 
 export interface ComparisonRow {
   criterion: string;
@@ -41,7 +33,10 @@ export interface EvaluationSummary {
   failures: { conversation: string; rule: string; detail: string }[];
   scores: { criterion: string; name: string; threshold: number | null; means: Record<string, number | null> }[];
   comparison: { baseline: string; candidate: string; rows: ComparisonRow[] } | null;
-  agreement: { criterion: string; kappa: number; observedAgreement: number; items: number }[];
+  /** Per criterion: the judge against each counted human score of the same conversation (human-agreement.ts). */
+  agreement: AgreementRow[];
+  /** `--min-score`, when it overrode the rubric's thresholds (kept so a re-rendered report gates the same way). */
+  minScore: number | null;
   judgeErrors: { conversation: string; error: string }[];
   belowThreshold: { criterion: string; configuration: string; mean: number; threshold: number }[];
   passed: boolean;
@@ -151,17 +146,14 @@ export function summarise(input: {
   const [baseline, candidate] = labels;
   const comparison =
     baseline && candidate ? { baseline, candidate, rows: compare(results, rubric, baseline, candidate) } : null;
-  const agreement = rubric.criteria.flatMap((criterion) => {
-    const pairs = (input.humanRatings ?? [])
-      .filter((rating) => rating.criterion === criterion.id)
-      .flatMap((rating) => {
-        const result = results.find((candidateResult) => keyOf(candidateResult) === rating.conversation);
-        const judged = result ? scoreOf(result, criterion.id) : undefined;
-        return judged === undefined ? [] : [{ first: judged, second: rating.score }];
-      });
-    const value = cohensKappa(pairs, rubric.scale, 'quadratic');
-    return value ? [{ criterion: criterion.id, ...value }] : [];
-  });
+  const agreement = judgeHumanAgreement(
+    rubric,
+    (conversation, criterion) => {
+      const result = results.find((candidateResult) => keyOf(candidateResult) === conversation);
+      return result ? scoreOf(result, criterion) : undefined;
+    },
+    input.humanRatings ?? [],
+  );
   const judgeErrors = results.flatMap((result) =>
     result.judgement?.error ? [{ conversation: keyOf(result), error: result.judgement.error }] : [],
   );
@@ -174,6 +166,7 @@ export function summarise(input: {
     scores,
     comparison,
     agreement,
+    minScore: input.minScore ?? null,
     judgeErrors,
     belowThreshold,
     passed: failures.length === 0 && belowThreshold.length === 0 && judgeErrors.length === 0,
