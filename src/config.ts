@@ -140,6 +140,8 @@ export interface Config {
     enrollGreetingRate: number;
     /** `BROADCAST_RATE`: broadcast messages sent per minute. */
     broadcastRate: number;
+    /** `EVAL_REPORTS_DIR`: where the dashboard finds `promptpipe eval` runs to rate (default `eval-report`). */
+    evalReportsDir: string;
   };
   /** `DEFAULT_LANGUAGE` (canonical BCP 47 tag) and `MESSAGE_CATALOGUE_DIR` (a study's own catalogues). */
   language: { defaultLanguage: string; catalogueDir: string | undefined };
@@ -584,6 +586,7 @@ export function loadConfig(
       exportPseudonymKey: read.string('EXPORT_PSEUDONYM_KEY'),
       enrollGreetingRate: read.number('ENROLL_GREETING_RATE', 30, (n) => n > 0, 'a positive number (per minute)'),
       broadcastRate: read.number('BROADCAST_RATE', 30, (n) => n > 0, 'a positive number (per minute)'),
+      evalReportsDir: read.string('EVAL_REPORTS_DIR') ?? 'eval-report',
     },
     language: { defaultLanguage: defaultLanguage ?? 'en', catalogueDir: read.string('MESSAGE_CATALOGUE_DIR') },
     study: { designFile: read.string('STUDY_DESIGN_FILE') },

@@ -993,6 +993,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       auditTrail,
       authThrottle,
       exportPseudonymKeySet: config.research.exportPseudonymKey !== undefined,
+      evalReportsDir: config.research.evalReportsDir,
       store,
       participants,
       imports,

@@ -83,7 +83,10 @@ export function readRunReport(directory: string): FoundReport {
   const parsed = reportSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { directory, problem: `report.json is not a promptpipe eval report (${issue?.path.join('.')}: ${issue?.message})` };
+    return {
+      directory,
+      problem: `report.json is not a promptpipe eval report (${issue?.path.join('.')}: ${issue?.message})`,
+    };
   }
   return { directory, ...(parsed.data as Omit<RunReport, 'directory'>) };
 }

@@ -24,7 +24,7 @@ export function csrfField(context: Pick<PageContext, 'csrfToken'>): SafeHtml {
 
 export function layout(title: string, context: PageContext | undefined, body: SafeHtml): string {
   const nav = context
-    ? html`<header class="top"><nav aria-label="Dashboard"><a href="/dashboard">Participants</a> <a href="/dashboard/enroll">Enroll</a> <a href="/dashboard/overview">Overview</a> <a href="/dashboard/adherence">Adherence</a> <a href="/dashboard/export">Export</a> <a href="/dashboard/alerts">Alerts <span id="alert-count" class="alert-count" data-live="/dashboard/alerts/count" aria-label="open alerts"></span></a>${staffLinks(context)}</nav>
+    ? html`<header class="top"><nav aria-label="Dashboard"><a href="/dashboard">Participants</a> <a href="/dashboard/enroll">Enroll</a> <a href="/dashboard/overview">Overview</a> <a href="/dashboard/adherence">Adherence</a> <a href="/dashboard/export">Export</a> <a href="/dashboard/evaluations">Evaluations</a> <a href="/dashboard/alerts">Alerts <span id="alert-count" class="alert-count" data-live="/dashboard/alerts/count" aria-label="open alerts"></span></a>${staffLinks(context)}</nav>
 ${clockPanel(context)}
 ${context.signedIn ? html`<form method="post" action="/dashboard/logout" class="inline sign-out">${csrfField(context)}<button type="submit">Sign out</button></form>` : ''}</header>`
     : '';

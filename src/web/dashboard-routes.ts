@@ -24,6 +24,7 @@ import { registerAlertInboxRoutes } from './alert-inbox-routes.ts';
 import { registerAssetRoutes } from './asset-routes.ts';
 import { enrollPage, layout, type PageContext } from './dashboard-pages.ts';
 import { type DashboardRouteKit, routeNeeding } from './dashboard-route-kit.ts';
+import { registerEvalRatingRoutes } from './eval-rating-routes.ts';
 import { registerExportPageRoutes } from './export-page-routes.ts';
 import { html } from './html.ts';
 import type { LiveTranscripts } from './live-transcript.ts';
@@ -49,6 +50,8 @@ export interface DashboardOptions {
   authThrottle: AuthThrottle;
   /** Whether `EXPORT_PSEUDONYM_KEY` is set: the export page offers pseudonymised files only then. */
   exportPseudonymKeySet: boolean;
+  /** `EVAL_REPORTS_DIR`: the `promptpipe eval` runs staff rate (`/dashboard/evaluations`). */
+  evalReportsDir?: string | undefined;
   store: Store;
   participants: ParticipantService;
   /** Bulk enrolment: the same validation, pacing and report as the API and the CLI. */
@@ -243,6 +246,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
     if (options.trials) registerStudyPageRoutes(app, { trials: options.trials }, kit);
     registerExportPageRoutes(app, options, kit);
     registerRatingRoutes(app, options, kit, action);
+    registerEvalRatingRoutes(app, options, kit, action);
     registerAlertInboxRoutes(app, { store, alerts: options.alerts }, kit, action);
     registerSafetyPageRoutes(
       app,

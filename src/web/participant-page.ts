@@ -25,6 +25,11 @@ function zoneNote(participant: Participant, zone: string): string {
   return `— (times shown in ${zone}${zone === 'UTC' ? '' : ', the zone of their schedule'})`;
 }
 
+/** Rating needs `write` (rating-routes.ts); an open dashboard (no staff accounts) may do everything. */
+function mayRate(context: PageContext): boolean {
+  return context.staff === undefined || context.staff.permissions.has('write');
+}
+
 export function participantPage(context: PageContext, data: ParticipantPageData): string {
   const { participant, state } = data;
   const id = participant.id;
@@ -56,7 +61,7 @@ ${data.chatPath ? html`<dt>Web chat link</dt><dd><a id="chat-link" href="${data.
 ${action('status', 'Pause', html`<input type="hidden" name="status" value="paused">`)}${action('status', 'Resume', html`<input type="hidden" name="status" value="active">`)}
 ${action('status', 'Complete', html`<input type="hidden" name="status" value="completed">`)}${action('status', 'Withdraw', html`<input type="hidden" name="status" value="withdrawn">`)}
 <a class="button danger" href="/dashboard/participants/${id}/delete">Delete&hellip;</a></div></section>
-<section class="card"><h2>Conversation <small>(times in ${time.zone})</small></h2><ol id="transcript" class="chat" data-live="/dashboard/participants/${id}/live?after=${lastId}" aria-live="polite">
+<section class="card"><h2>Conversation <small>(times in ${time.zone})</small></h2>${mayRate(context) ? html`<p><a id="rate-link" href="/dashboard/participants/${id}/rate">Rate this conversation</a> (rubric scores of the whole conversation or one coach turn)</p>` : ''}<ol id="transcript" class="chat" data-live="/dashboard/participants/${id}/live?after=${lastId}" aria-live="polite">
 ${data.transcript.map((entry) => dashboardEntry(entry, time.zone))}</ol></section>
 <section class="card"><h2>Recent events</h2>${eventsTable(data.events, time)}</section>`,
   );

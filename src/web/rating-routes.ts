@@ -4,7 +4,7 @@
  * (export table `ratings`) and the evaluation report's human side of the judge–human agreement.
  */
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 import { type NewId, randomId } from '../domain/ids.ts';
 import { loadRubric, type Rubric } from '../evaluation/rubric.ts';
@@ -24,7 +24,11 @@ export function ratingsFromForm(
   form: Record<string, string>,
   input: {
     rubric: Rubric;
-    participantId: string;
+    /** The ratings table's key of what is rated (`participant:<id>`, `eval:<run>:A/ada.1`). */
+    conversation: string;
+    /** The study participant rated, when it is a study conversation. */
+    participantId?: string;
+    /** The coach turns that may be rated (transcript entry ids, or an evaluation transcript's line numbers). */
     turnIds: ReadonlySet<number>;
     rater: string;
     now: Date;
@@ -48,8 +52,8 @@ export function ratingsFromForm(
     }
     ratings.push({
       id: input.newId('rating'),
-      conversation: participantConversation(input.participantId),
-      participantId: input.participantId,
+      conversation: input.conversation,
+      ...(input.participantId !== undefined ? { participantId: input.participantId } : {}),
       ...(turn !== undefined ? { transcriptEntryId: turn } : {}),
       rubric: rubric.name,
       criterion: criterion.id,
@@ -61,6 +65,11 @@ export function ratingsFromForm(
   }
   if (ratings.length === 0) throw new AppError('invalid_input', 'rate at least one criterion');
   return ratings;
+}
+
+/** Who rates: the signed-in staff member (staff accounts' access hook); the API token where there is none. */
+export function raterOf(request: FastifyRequest): string {
+  return request.staffActor?.label ?? 'PROMPTPIPE_API_TOKEN';
 }
 
 export function registerRatingRoutes(
@@ -102,10 +111,10 @@ export function registerRatingRoutes(
       const now = options.clock.now();
       const ratings = ratingsFromForm(form, {
         rubric: currentRubric(),
+        conversation: participantConversation(id),
         participantId: id,
         turnIds,
-        // The signed-in staff member (staff accounts' access hook); the API token where there is none.
-        rater: request.staffActor?.label ?? 'PROMPTPIPE_API_TOKEN',
+        rater: raterOf(request),
         now,
         newId: options.newId ?? randomId,
       });
