@@ -36,6 +36,7 @@ async function runEval(args: string[]) {
 }
 
 interface ReportJson {
+  run: { id: string };
   summary: {
     passed: boolean;
     failures: { conversation: string; rule: string; detail: string }[];
@@ -135,6 +136,8 @@ describe('promptpipe eval', { timeout: 120_000 }, () => {
     expect(resumed.code, resumed.describe()).toBe(1);
     expect(resumed.output).toContain('B/risk.2: already finished (resume)');
     expect(model.requests.length).toBe(requestsBefore);
+    // The same run: ratings given on the dashboard between the two keep matching it.
+    expect(readReport(out).run.id).toBe(report.run.id);
   });
 
   it('refuses a resume of a different plan, and a persona file with a mistake, changing nothing', async () => {

@@ -1,7 +1,8 @@
 /**
  * Human ratings through the dashboard: a coordinator rates a participant's conversation (a whole one and one coach
  * turn) with the shipped rubric and sees the ratings on the page; the ratings are stored with the rater; a viewer
- * sees the page but may not rate; a score off the scale is refused and stores nothing.
+ * sees the page but may not rate (and the participant page links to it only for those who may); a score off the
+ * scale is refused and stores nothing.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Application } from '../../src/main.ts';
@@ -80,6 +81,21 @@ describe('rating a conversation in the dashboard', () => {
     const after = await page(staff.coordinator);
     expect(after.body).toMatch(/<td>empathy<\/td><td>4<\/td><td>kind and short<\/td>/);
     expect(after.body).toContain(`<td>#${turn}</td><td>clarity</td><td>2</td>`);
+  });
+
+  it('links the participant page to the rating page only for staff who may rate', async () => {
+    const participantPage = (member: StaffMember) =>
+      app.server.inject({
+        method: 'GET',
+        url: `/dashboard/participants/${participantId}`,
+        headers: { cookie: member.cookie },
+      });
+    const link = `<a id="rate-link" href="/dashboard/participants/${participantId}/rate">`;
+    expect((await participantPage(staff.coordinator)).body).toContain(link);
+    const viewer = await participantPage(staff.viewer);
+    expect(viewer.statusCode).toBe(200);
+    expect(viewer.body).not.toContain('rate-link');
+    expect((await participantPage(staff.researcher)).body).not.toContain('rate-link');
   });
 
   it('lets a viewer read the page but not rate, and refuses a score off the scale', async () => {
