@@ -13,7 +13,7 @@ import { type HumanScore, humanRatingsOfRun } from '../evaluation/human-agreemen
 import { readHumanRatings } from '../evaluation/human-ratings-file.ts';
 import { writeReport } from '../evaluation/report-files.ts';
 import { type EvaluationSummary, summarise } from '../evaluation/report-summary.ts';
-import { type RunIdentity, runIdentity } from '../evaluation/run-identity.ts';
+import { createRunIdentity, type RunIdentity, readRunIdentity, saveRunIdentity } from '../evaluation/run-identity.ts';
 import type { Store } from '../store/store.ts';
 import type { CliIo } from './cli.ts';
 
@@ -31,9 +31,9 @@ export function printVerdict(
 ): void {
   const { summary } = report;
   io.stdout.write(
-    `${summary.passed ? 'PASSED' : 'FAILED'}: run ${report.run.id}, ${report.conversations} conversation(s), ` +
+    `${summary.passed ? 'PASSED' : 'FAILED'}: ${report.conversations} conversation(s), ` +
       `${summary.failures.length} failed rule(s), ${summary.belowThreshold.length} score(s) below threshold; ` +
-      `report: ${report.html}\n`,
+      `report: ${report.html}\n  run ${report.run.id}\n`,
   );
   for (const failure of summary.failures)
     io.stdout.write(`  rule ${failure.rule} failed in ${failure.conversation}: ${failure.detail}\n`);
@@ -79,7 +79,9 @@ export async function runEvalReportCommand(
       await store.close();
     }
   }
-  const run = runIdentity(options.out, { fresh: false });
+  // A report from before run ids gets one now; it is saved with the report, once nothing can fail any more.
+  const recorded = readRunIdentity(options.out);
+  const run = recorded ?? createRunIdentity();
   const summary = summarise({
     results: finished.results,
     rubric: finished.rubric,
@@ -89,6 +91,7 @@ export async function runEvalReportCommand(
     humanRatings: humanRatingsOfRun([...studyScores, ...fileScores], run.id),
     minScore: options.minScore ?? previousMinScore(options.out),
   });
+  if (!recorded) saveRunIdentity(options.out, run);
   writeReport(options.out, { run, summary, results: finished.results, rubric: finished.rubric });
   printVerdict(io, { run, summary, conversations: finished.results.length, html: join(options.out, 'report.html') });
 }

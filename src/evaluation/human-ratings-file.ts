@@ -58,7 +58,7 @@ export function readHumanRatings(file: string): HumanScore[] {
       } catch {
         throw new AppError('invalid_input', `--ratings: line ${index + 1} is not JSON`);
       }
-      if (typeof value !== 'object' || value === null) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw new AppError('invalid_input', `--ratings: line ${index + 1} is not a JSON object`);
       }
       return toScore(value as Record<string, unknown>, `line ${index + 1}`);

@@ -22,7 +22,9 @@ export function newRunId(now: Date, random: () => string = () => randomBytes(3).
   return `${stamp}-${random()}`;
 }
 
-function readRunFile(file: string): RunIdentity | undefined {
+/** The run recorded in `outDir`, if any (an unreadable run.json counts as none). */
+export function readRunIdentity(outDir: string): RunIdentity | undefined {
+  const file = join(outDir, 'run.json');
   if (!existsSync(file)) return undefined;
   try {
     const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<RunIdentity>;
@@ -35,15 +37,22 @@ function readRunFile(file: string): RunIdentity | undefined {
   return undefined;
 }
 
-/** The run of `outDir`: the one recorded there unless `fresh` (a new run overwrites the directory), else a new one. */
-export function runIdentity(outDir: string, options: { fresh: boolean; now?: Date }): RunIdentity {
+export function createRunIdentity(now: Date = new Date()): RunIdentity {
+  return { id: newRunId(now), startedAt: now.toISOString() };
+}
+
+export function saveRunIdentity(outDir: string, identity: RunIdentity): void {
   const file = join(outDir, 'run.json');
-  const earlier = options.fresh ? undefined : readRunFile(file);
-  if (earlier) return earlier;
-  const now = options.now ?? new Date();
-  const identity = { id: newRunId(now), startedAt: now.toISOString() };
   writeFileSync(`${file}.partial`, `${JSON.stringify(identity, null, 2)}\n`);
   renameSync(`${file}.partial`, file);
+}
+
+/** The run of `outDir`: the one recorded there unless `fresh` (a new run overwrites the directory), else a new one. */
+export function runIdentity(outDir: string, options: { fresh: boolean; now?: Date }): RunIdentity {
+  const earlier = options.fresh ? undefined : readRunIdentity(outDir);
+  if (earlier) return earlier;
+  const identity = createRunIdentity(options.now);
+  saveRunIdentity(outDir, identity);
   return identity;
 }
 
