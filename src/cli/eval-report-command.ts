@@ -98,16 +98,12 @@ export async function runEvalReportCommand(
 
 /** The `--min-score` the run was gated with, from the report.json being replaced. */
 function previousMinScore(outDir: string): number | undefined {
-  const report = loadFinishedRunSummary(outDir);
-  return typeof report?.minScore === 'number' ? report.minScore : undefined;
-}
-
-function loadFinishedRunSummary(outDir: string): { minScore?: unknown } | undefined {
   try {
-    const { summary } = JSON.parse(readFileSync(join(outDir, 'report.json'), 'utf8')) as {
+    const report = JSON.parse(readFileSync(join(outDir, 'report.json'), 'utf8')) as {
       summary?: { minScore?: unknown };
     };
-    return summary;
+    const minScore = report.summary?.minScore;
+    return typeof minScore === 'number' ? minScore : undefined;
   } catch {
     return undefined;
   }
