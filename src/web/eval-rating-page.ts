@@ -57,7 +57,7 @@ export function evaluationRunPage(
     `Evaluation run ${report.run.id}`,
     context,
     html`<p><a href="/dashboard/evaluations">All runs</a> \u00b7 rubric: ${report.rubric.name} (${report.rubric.scale.min}\u2013${report.rubric.scale.max}) \u00b7 ${report.summary.days} study days \u00b7 directory ${report.directory}</p>
-<section><h2>Conversations</h2><table id="run-conversations"><tr><th>conversation</th><th>persona</th><th>configuration</th><th>run</th><th>language</th><th>human scores (whole conversation / coach turns)</th></tr>${report.conversations.map(
+<section><h2>Conversations</h2><table id="run-conversations"><tr><th>conversation</th><th>persona</th><th>configuration</th><th>repeat</th><th>language</th><th>human scores (whole conversation / coach turns)</th></tr>${report.conversations.map(
       (conversation) =>
         html`<tr><td><a href="${conversationPath(report.run.id, conversation)}">${conversation.conversation}</a></td><td>${conversation.persona}</td><td>${conversation.configuration}</td><td>${conversation.repeat}</td><td>${conversation.language}</td><td>${counted(conversation)}</td></tr>`,
     )}</table></section>
