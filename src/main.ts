@@ -127,12 +127,13 @@ import { createSchedulerTool } from './tools/scheduler-tool.ts';
 import { createToolRegistry } from './tools/tool-registry.ts';
 import { createTransitionStateTool } from './tools/transition-state-tool.ts';
 import { importColumnsOf } from './trials/allocation-sequence.ts';
-import { createArmSettings } from './trials/arm-settings.ts';
+import { armPromptSources, createArmSettings } from './trials/arm-settings.ts';
 import {
   createDecisionOutcomeHandler,
   createDecisionPointHandler,
   DECISION_OUTCOME_JOB,
   DECISION_POINT_JOB,
+  withDailyPromptDecisions,
 } from './trials/decision-jobs.ts';
 import { loadStudyDesign } from './trials/study-design-file.ts';
 import { createTrialService } from './trials/trial-service.ts';
@@ -508,6 +509,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log.info({ studyId: study.design.study.id, hash: study.hash, arms: study.design.arms.length }, 'study design');
   }
   const trials = createTrialService({ store, clock, study });
+  // What an arm changes (prompts, tone, static or no daily prompt, timers) goes through the ports the engine has.
+  const armSettings = study ? createArmSettings({ study, store, clock }) : undefined;
   const prompts = loadSystemPrompts(config.prompts);
   const languagePrompts = loadLanguageSystemPrompts(config.prompts);
   const promptFiles: PromptSource[] = [
@@ -517,6 +520,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       { path: config.prompts.promptGeneratorFile ?? 'prompt-generator.txt', text: prompts.promptGenerator },
     ]),
     ...languagePromptSources([languagePrompts.intake, languagePrompts.feedback, languagePrompts.promptGenerator]),
+    ...armPromptSources(study),
   ];
   // Metered inside the limit: latency measures the provider, not the queue for a slot. Provenance (llm_calls) too.
   // The breaker outside the limit: while the model is failing, refused calls do not queue for a slot.
@@ -606,9 +610,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log,
     languagePrompts: languagePrompts.promptGenerator,
     defaultLanguage: config.language.defaultLanguage,
+    ...(armSettings ? { promptSettings: armSettings.promptSettings } : {}),
   });
-  // What an arm changes (static or no daily prompt, timers switched off) goes through the ports the engine already has.
-  const armSettings = study ? createArmSettings({ study, store, clock }) : undefined;
   const habitPrompts = armSettings ? armSettings.promptGenerator(generator) : generator;
   const timers = registerTimers({
     runner,
@@ -622,7 +625,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     ...(armSettings ? { features: armSettings.timerFeatures } : {}),
   });
   const registry = createToolRegistry([
-    createSaveUserProfileTool({ store, clock }),
+    createSaveUserProfileTool({
+      store,
+      clock,
+      ...(armSettings ? { toneAdaptation: armSettings.toneAdaptation } : {}),
+    }),
     createFlagForStaffTool({ store, alerts: safety.alerts, review: config.safety.review }),
     createGenerateHabitPromptTool({ store, clock, generator: habitPrompts, hooks: timers.turnHooks }),
     createTransitionStateTool({ store, clock, delayedTransitions: timers.delayedTransitions }),
@@ -659,25 +666,30 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     onToolCall: (call) => metrics.recordToolCall(call.name, call.outcome),
     requestGuard: createRequestGuard({ mode: 'repair', log }),
     messages,
+    ...(armSettings ? { promptSettings: armSettings.promptSettings } : {}),
   });
+  const dailyPromptHandler = createDailyPromptHandler({
+    store,
+    clock,
+    messenger,
+    promptGenerator: habitPrompts,
+    newId,
+    config: {
+      prepTimeMinutes: config.scheduling.prepTimeMinutes,
+      missedPromptGraceMs: config.scheduling.missedPromptGraceMs,
+    },
+    log,
+    afterPromptSent: timers.afterPromptSent,
+    deliveryGuard: armSettings ? armSettings.deliveryGuard(timers.deliveryGuard) : timers.deliveryGuard,
+    onJobEnqueued: notifyRunner,
+    messages,
+  });
+  // A trial's decision points at the daily prompt time are decided as its job runs (trials/decision-jobs.ts).
   runner.register(
     DAILY_PROMPT_JOB,
-    createDailyPromptHandler({
-      store,
-      clock,
-      messenger,
-      promptGenerator: habitPrompts,
-      newId,
-      config: {
-        prepTimeMinutes: config.scheduling.prepTimeMinutes,
-        missedPromptGraceMs: config.scheduling.missedPromptGraceMs,
-      },
-      log,
-      afterPromptSent: timers.afterPromptSent,
-      deliveryGuard: armSettings ? armSettings.deliveryGuard(timers.deliveryGuard) : timers.deliveryGuard,
-      onJobEnqueued: notifyRunner,
-      messages,
-    }),
+    study
+      ? withDailyPromptDecisions(dailyPromptHandler, { store, clock, messenger, newId, study })
+      : dailyPromptHandler,
   );
 
   if (study) {

@@ -33,7 +33,7 @@ import type { ConversationModule } from './modules/conversation-module.ts';
 import { readData, readProfile, writeData, writeProfile } from './participant-data.ts';
 import { applyPollAnswer } from './poll-effects.ts';
 import { createRequestGuard, type RequestGuard } from './request-validator.ts';
-import { systemPromptFor } from './system-prompts.ts';
+import { type PromptSettingsSource, participantSystemPrompt } from './system-prompts.ts';
 import { runToolLoop } from './tool-loop.ts';
 import type { TurnHooks } from './turn-hooks.ts';
 import { createTurnRecorder, type ToolCallObserver } from './turn-recorder.ts';
@@ -60,6 +60,8 @@ export interface ConversationFlowDependencies {
   requestGuard?: RequestGuard;
   /** Fixed texts (fallback replies) and poll recognition in every language; defaults to the built-in catalogues. */
   messages?: MessageCatalogue;
+  /** A participant's own system prompts and tone adaptation (a trial arm's); absent: the modules' defaults. */
+  promptSettings?: PromptSettingsSource;
 }
 
 interface TurnInput {
@@ -209,10 +211,15 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     const data = await readData(store, participant.id);
     const profile = await readProfile(store, participant.id, now);
     const contextBlocks = moduleDefinition.contextBlocks({ participant, profile, data, now });
-    const toneGuide = buildToneGuide(profile.tone);
+    const settings = await dependencies.promptSettings?.(participant.id, module.toLowerCase());
+    const toneGuide = settings?.toneAdaptation === false ? '' : buildToneGuide(profile.tone);
     const link = input.sourceMessageId ? { sourceMessageId: input.sourceMessageId } : {};
     const language = participant.language ?? messages.defaultLanguage;
-    const systemPrompt = systemPromptFor(moduleDefinition.systemPrompt, moduleDefinition.languagePrompts, language);
+    const systemPrompt = participantSystemPrompt(
+      settings,
+      { text: moduleDefinition.systemPrompt, languagePrompts: moduleDefinition.languagePrompts },
+      language,
+    );
 
     const toolProtocol = dependencies.config.toolProtocol ?? 'native';
     const tools = dependencies.registry.definitions(moduleDefinition.toolNames);

@@ -15,7 +15,7 @@ import type { HabitPromptGenerator, HabitPromptOutcome } from './habit-prompt-ge
 import type { Logger } from './logger.ts';
 import { readData, readProfile, writeData } from './participant-data.ts';
 import { createRequestGuard, type RequestGuard } from './request-validator.ts';
-import { type LanguagePrompts, systemPromptFor } from './system-prompts.ts';
+import { type LanguagePrompts, type PromptSettingsSource, participantSystemPrompt } from './system-prompts.ts';
 
 const MANDATORY_FIELDS = ['prompt_anchor', 'preferred_time'] as const;
 const RECOMMENDED_FIELDS = ['habit_domain', 'motivational_frame'] as const;
@@ -52,6 +52,8 @@ export function createHabitPromptGenerator(dependencies: {
   languagePrompts?: LanguagePrompts;
   /** `DEFAULT_LANGUAGE`, for a participant without a recorded language (default `en`). */
   defaultLanguage?: string;
+  /** A participant's own generator prompt and tone adaptation (a trial arm's). */
+  promptSettings?: PromptSettingsSource;
 }): HabitPromptGenerator {
   const { store, llm, clock, systemPrompt, log } = dependencies;
   const guard = dependencies.requestGuard ?? createRequestGuard({ mode: 'repair', log });
@@ -74,14 +76,19 @@ export function createHabitPromptGenerator(dependencies: {
       const warnings = RECOMMENDED_FIELDS.filter((field) => !profile[field].trim()).map(
         (field) => `${field} is not set; the prompt is less personal.`,
       );
+      const settings = await dependencies.promptSettings?.(participantId, 'prompt-generator');
       const messages = guard(
         buildChatMessages({
-          systemPrompt: systemPromptFor(systemPrompt, dependencies.languagePrompts, language),
+          systemPrompt: participantSystemPrompt(
+            settings,
+            { text: systemPrompt, languagePrompts: dependencies.languagePrompts },
+            language,
+          ),
           language,
           contextBlocks: [
             describeProfile(profile, data[DataKey.participantBackground] ?? '', options.personalizationNotes),
           ],
-          toneGuide: buildToneGuide(profile.tone),
+          toneGuide: settings?.toneAdaptation === false ? '' : buildToneGuide(profile.tone),
           history: [],
           userMessage: {
             content: `Write the ${options.deliveryMode === 'scheduled' ? "participant's daily" : 'first'} habit prompt now.`,

@@ -114,3 +114,55 @@ export function systemPromptFor(
   }
   return defaultText;
 }
+
+/**
+ * What one participant's requests use instead of the study-wide defaults (a trial arm's prompt directory, its tone
+ * adaptation switched off). `purpose` is the request's purpose: `intake`, `feedback` or `prompt-generator`.
+ */
+export interface ParticipantPromptSettings {
+  /** The participant's system prompt for this purpose, with its per-language versions; absent: the default. */
+  systemPrompt?: { text: string; languagePrompts: LanguagePrompts };
+  /** False: the tone tags are neither updated nor put in the request. */
+  toneAdaptation: boolean;
+}
+
+export type PromptSettingsSource = (
+  participantId: string,
+  purpose: string,
+) => Promise<ParticipantPromptSettings | undefined>;
+
+/** The system prompt a participant gets for a purpose: the settings' own (per language), else the defaults. */
+export function participantSystemPrompt(
+  settings: ParticipantPromptSettings | undefined,
+  defaults: { text: string; languagePrompts: LanguagePrompts | undefined },
+  language: string,
+): string {
+  const source = settings?.systemPrompt ?? defaults;
+  return systemPromptFor(source.text, source.languagePrompts, language);
+}
+
+/**
+ * Reads a directory's versions of the three prompts (`<dir>/intake.txt`, `<dir>/es/intake.txt`, …) with the same
+ * per-language layout as the defaults. A prompt the directory lacks is absent (the default is used); a directory with
+ * none of them, or an empty file, is an error naming `setting`.
+ */
+export function loadPromptDirectory(
+  directory: string,
+  setting: string,
+): Partial<Record<'intake' | 'feedback' | 'prompt-generator', { text: string; languagePrompts: LanguagePrompts }>> {
+  const found: Partial<
+    Record<'intake' | 'feedback' | 'prompt-generator', { text: string; languagePrompts: LanguagePrompts }>
+  > = {};
+  for (const purpose of ['intake', 'feedback', 'prompt-generator'] as const) {
+    const file = join(directory, `${purpose}.txt`);
+    if (!existsSync(file)) continue;
+    found[purpose] = { text: readPrompt(file, setting), languagePrompts: findLanguagePrompts(file, setting) };
+  }
+  if (Object.keys(found).length === 0) {
+    throw new AppError(
+      'invalid_input',
+      `${setting}: "${directory}" holds none of intake.txt, feedback.txt, prompt-generator.txt`,
+    );
+  }
+  return found;
+}

@@ -68,11 +68,14 @@ export type AfterPromptSentHook = (
   event: PromptSentEvent,
 ) => Promise<readonly FollowUpSend[] | undefined>;
 
-/** Asked before generating: may the prompt go out? A refusal skips the day (recorded) and arms the next one. */
+/**
+ * Asked before generating: may the prompt go out? A refusal skips the day (recorded) and arms the next one;
+ * `done-poll-only` sends the day's Done poll without a prompt (a trial's assessment-only arm).
+ */
 export type PromptDeliveryGuard = (
   repositories: StoreRepositories,
   request: { participant: Participant; now: Date },
-) => Promise<{ deliver: true } | { deliver: false; reason: string }>;
+) => Promise<{ deliver: true } | { deliver: false | 'done-poll-only'; reason: string }>;
 
 export interface DailyPromptHandlerOptions {
   store: Store;
@@ -246,25 +249,31 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
       await skip(participant, schedule, payload, 'missed-grace', { late_ms: lateMs });
       return;
     }
+    let donePollOnly = false;
     if (options.deliveryGuard) {
       const decision = await options.deliveryGuard(store, { participant, now: clock.now() });
-      if (!decision.deliver) {
+      if (decision.deliver === false) {
         await skip(participant, schedule, payload, decision.reason, {});
         return;
       }
+      donePollOnly = decision.deliver === 'done-poll-only';
     }
 
-    const { prompt, fallback, record } = await generatePrompt(participant);
+    const { prompt, fallback, record }: GeneratedPrompt = donePollOnly
+      ? { prompt: '', fallback: false }
+      : await generatePrompt(participant);
     // The generated prompt, the prompt, its poll, the day's bookkeeping and the hook's follow-ups commit together: a
     // failure leaves no half-sent prompt behind, and a crash after the commit loses no follow-up.
     await store.transaction(async (tx) => {
       await record?.(tx);
-      await messenger.send(
-        participant.id,
-        { type: 'text', text: prompt },
-        { kind: 'proactive', module: 'scheduler' },
-        tx,
-      );
+      if (!donePollOnly) {
+        await messenger.send(
+          participant.id,
+          { type: 'text', text: prompt },
+          { kind: 'proactive', module: 'scheduler' },
+          tx,
+        );
+      }
       const sentAt = clock.now();
       await messenger.send(
         participant.id,
@@ -290,9 +299,11 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
         },
         now,
       );
-      await appendToHistory(tx, participant.id, [
-        { role: 'assistant', content: prompt, timestamp: sentAt.toISOString() },
-      ]);
+      if (!donePollOnly) {
+        await appendToHistory(tx, participant.id, [
+          { role: 'assistant', content: prompt, timestamp: sentAt.toISOString() },
+        ]);
+      }
       const followUps =
         (await options.afterPromptSent?.(tx, {
           participantId: participant.id,
@@ -313,6 +324,7 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
           late_ms: Math.max(0, lateMs),
           fallback,
           prompt,
+          ...(donePollOnly ? { done_poll_only: true } : {}),
           next_prompt_at: next.job.runAt.toISOString(),
         },
         createdAt: now,

@@ -71,6 +71,13 @@ function otherParams(request: FastifyRequest): string | undefined {
   return JSON.stringify(params);
 }
 
+/** What a route adds to its audit row (the reason a staff member gave); never a secret. */
+const auditDetails = new WeakMap<FastifyRequest, string>();
+
+export function setAuditDetail(request: FastifyRequest, detail: string): void {
+  auditDetails.set(request, detail);
+}
+
 export function registerAuditTrail(app: FastifyInstance, trail: AuditTrail): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (!shouldAudit(request, reply)) return payload;
@@ -79,7 +86,7 @@ export function registerAuditTrail(app: FastifyInstance, trail: AuditTrail): voi
       outcome: outcomeOf(reply.statusCode),
       status: reply.statusCode,
       participantId: participantOf(request),
-      detail: otherParams(request),
+      detail: auditDetails.get(request) ?? otherParams(request),
     });
     return payload;
   });

@@ -54,6 +54,8 @@ export interface AllocationRepository {
   page(after: string | undefined, limit: number): Promise<Allocation[]>;
   /** The arm in force of each allocated participant of the study. */
   armsByParticipant(studyId: string): Promise<Map<string, string>>;
+  /** The arm in force of each of these participants that has an allocation (a roster page's rows). */
+  armsOf(participantIds: readonly string[]): Promise<Map<string, string>>;
   blockStates(studyId: string): Promise<BlockStateRow[]>;
   /** Sets the arm in force; returns the updated allocation, or undefined when the participant has none. */
   override(

@@ -39,6 +39,8 @@ export interface RosterFilter {
   idle?: boolean;
   /** The participant's channel; the default channel also matches participants whose channel is empty. */
   channel?: { name: string; isDefault: boolean };
+  /** A trial's arm in force (`allocations.arm_id`). */
+  arm?: string;
   limit: number;
   position?: RosterPosition;
 }

@@ -38,7 +38,12 @@ export const saveUserProfileSchema = z.object({
   tone_confidence: z.number().min(0).max(1).optional().describe('Your confidence in an inferred tone, 0 to 1.'),
 });
 
-export function createSaveUserProfileTool(dependencies: { store: Store; clock: Clock }) {
+export function createSaveUserProfileTool(dependencies: {
+  store: Store;
+  clock: Clock;
+  /** False for a participant whose tone is not adapted (a trial arm's setting): tone proposals are ignored. */
+  toneAdaptation?: (participantId: string) => Promise<boolean>;
+}) {
   const { store, clock } = dependencies;
   return defineTool({
     name: 'save_user_profile',
@@ -66,7 +71,10 @@ export function createSaveUserProfileTool(dependencies: { store: Store; clock: C
           }
         }
         let toneNote: string | undefined;
-        if (args.tone_tags && args.tone_tags.length > 0) {
+        const toneAdapted = (await dependencies.toneAdaptation?.(context.participantId)) ?? true;
+        if (args.tone_tags && args.tone_tags.length > 0 && !toneAdapted) {
+          toneNote = 'tone not updated (tone adaptation is off for this participant)';
+        } else if (args.tone_tags && args.tone_tags.length > 0) {
           const update = updateProfileTone(
             profile.tone,
             {

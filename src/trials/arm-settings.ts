@@ -2,27 +2,33 @@
  * What an arm changes, plugged into the existing ports so the engine and the scheduler stay unaware of trials:
  * - the habit-prompt generator: a `static` arm's prompt is a text from the design's list (no model call);
  * - the daily prompt's delivery guard: a `none` arm gets no daily prompt (the day is skipped and recorded);
- * - the timers: reminders, auto-feedback, the intensity poll and feedback follow-ups switched off per arm.
+ * - the timers: reminders, auto-feedback, the intensity poll and feedback follow-ups switched off per arm;
+ * - the conversation: the arm's prompt directory and tone adaptation, through the engine's prompt settings.
  * The arm is read from the participant's allocation each time, so a staff override applies from then on.
  */
 import { DataKey } from '../domain/data-keys.ts';
 import type { HabitPromptGenerator } from '../engine/habit-prompt-generator.ts';
 import { readProfile, writeData } from '../engine/participant-data.ts';
+import type { PromptSettingsSource } from '../engine/system-prompts.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { PromptDeliveryGuard } from '../scheduling/daily-prompt-handler.ts';
 import type { TimerFeatureSource } from '../scheduling/timers/timer-dependencies.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';
 import { keyedUniform } from './keyed-random.ts';
 import type { Arm } from './study-design.ts';
-import type { StudyInForce } from './study-design-file.ts';
+import type { ArmPrompts, StudyInForce } from './study-design-file.ts';
 
 export interface ArmSettings {
   armOf(repositories: Pick<StoreRepositories, 'allocations'>, participantId: string): Promise<Arm | undefined>;
   timerFeatures: TimerFeatureSource;
   /** Wraps the model's generator: static arms answer from their list, others go to the model. */
   promptGenerator(inner: HabitPromptGenerator): HabitPromptGenerator;
-  /** Wraps a delivery guard (or none): arms without a daily prompt are refused first. */
+  /** Wraps a delivery guard (or none): arms without a daily prompt are refused first (or get the Done poll alone). */
   deliveryGuard(inner: PromptDeliveryGuard | undefined): PromptDeliveryGuard;
+  /** The arm's own system prompts (its `prompt_dir`) and whether its tone is adapted. */
+  promptSettings: PromptSettingsSource;
+  /** Whether the participant's tone tags are updated and used (`features.tone_adaptation`). */
+  toneAdaptation(participantId: string): Promise<boolean>;
 }
 
 /** The list for a language: its own, else its base language's (`pt` for `pt-BR`), else English. */
@@ -75,6 +81,17 @@ export function createArmSettings(options: { study: StudyInForce; store: Store; 
       };
     },
 
+    async promptSettings(participantId, purpose) {
+      const arm = await armOf(store, participantId);
+      if (!arm) return undefined;
+      const systemPrompt = study.armPrompts?.get(arm.id)?.[purpose as keyof ArmPrompts];
+      return { toneAdaptation: arm.features.tone_adaptation, ...(systemPrompt ? { systemPrompt } : {}) };
+    },
+
+    async toneAdaptation(participantId) {
+      return (await armOf(store, participantId))?.features.tone_adaptation ?? true;
+    },
+
     promptGenerator(inner) {
       return {
         async generate(participantId, request) {
@@ -102,9 +119,31 @@ export function createArmSettings(options: { study: StudyInForce; store: Store; 
     deliveryGuard(inner) {
       return async (repositories, request) => {
         const arm = await armOf(repositories, request.participant.id);
-        if (arm?.daily_prompt.mode === 'none') return { deliver: false, reason: 'arm-without-daily-prompt' };
+        if (arm?.daily_prompt.mode === 'none') {
+          // The assessment-only arm's day still counts when it gets the Done poll: the poll is its measurement.
+          if (!arm.daily_prompt.done_poll) return { deliver: false, reason: 'arm-without-daily-prompt' };
+          const outer = inner ? await inner(repositories, request) : { deliver: true as const };
+          return outer.deliver === true ? { deliver: 'done-poll-only', reason: 'arm-without-daily-prompt' } : outer;
+        }
         return inner ? inner(repositories, request) : { deliver: true };
       };
     },
   };
+}
+
+/**
+ * The arms' prompt files as provenance sources, named `arms/<arm>/<file>` (`arms/coach/es/intake.txt`), so the
+ * start-up record lists their versions and each model call names the file its system message used.
+ */
+export function armPromptSources(study: StudyInForce | undefined): { file: string; text: string }[] {
+  const sources: { file: string; text: string }[] = [];
+  for (const [armId, prompts] of study?.armPrompts ?? []) {
+    for (const [purpose, prompt] of Object.entries(prompts)) {
+      sources.push({ file: `arms/${armId}/${purpose}.txt`, text: prompt.text });
+      for (const [language, version] of prompt.languagePrompts) {
+        sources.push({ file: `arms/${armId}/${language}/${purpose}.txt`, text: version.text });
+      }
+    }
+  }
+  return sources;
 }

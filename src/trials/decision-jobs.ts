@@ -1,31 +1,24 @@
 /**
- * Decision points as durable jobs. Each participant has one pending `decision_point` job per decision point (dedup
- * key), armed at enrollment and re-armed by each run for the next moment. A run decides in ONE transaction: the
- * decision row (its primary key is the moment, so a re-run after a SIGKILL, a retry or another instance decides
- * nothing twice), the option's message through the outbox, the proximal outcome's job and the next moment's job.
+ * Decision points as durable jobs. Each participant has one pending `decision_point` job per decision point at local
+ * times (dedup key), armed at enrollment and re-armed by each run for the next moment, in the transaction that
+ * decides (`decide-moment.ts`). Points at the daily prompt time ride on the `daily_prompt` job instead.
  *
  * The jobs carry no participant id on purpose: pausing or withdrawing cancels a participant's jobs, but a decision
  * point still produces its row on those days ("unavailable: paused"). Nothing is ever sent to a participant who is
  * not active, whatever the design's availability rules say.
  */
-import { DataKey } from '../domain/data-keys.ts';
 import type { NewId } from '../domain/ids.ts';
-import { type Participant, ParticipantStatus } from '../domain/participant.ts';
-import type { Messenger } from '../engine/messenger.ts';
-import { readData } from '../engine/participant-data.ts';
+import type { Participant } from '../domain/participant.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
-import { localDateOf } from '../scheduling/schedule-time.ts';
-import type { Decision } from '../store/decisions.ts';
 import type { Job, Store, StoreRepositories } from '../store/store.ts';
-import { drawOption, inQuietHours, type Moment, momentOf, nextMoment, probabilitiesFor } from './decision-moments.ts';
+import { type DecideDependencies, decideMoment, zoneOf } from './decide-moment.ts';
+import { dailyPromptMoment, momentOf, nextMoment } from './decision-moments.ts';
 import type { DecisionPoint } from './study-design.ts';
 import type { StudyInForce } from './study-design-file.ts';
 
+export { DECISION_OUTCOME_JOB } from './decide-moment.ts';
 export const DECISION_POINT_JOB = 'decision_point';
-export const DECISION_OUTCOME_JOB = 'decision_outcome';
-
-const zoneOf = (participant: Pick<Participant, 'timezone'>): string => participant.timezone || 'UTC';
 
 function decisionJobKey(participantId: string, pointId: string): string {
   return `decision:${participantId}:${pointId}`;
@@ -61,45 +54,9 @@ export async function armDecisionPoints(
   return armed;
 }
 
-/** Why the participant is not available at this moment, or null. */
-async function unavailableReason(
-  tx: StoreRepositories,
-  point: DecisionPoint,
-  participant: Participant,
-  moment: Moment,
-): Promise<string | null> {
-  // Never sent to someone who is not active, even when the design does not list it.
-  if (participant.status === ParticipantStatus.PAUSED) return 'paused';
-  if (participant.status !== ParticipantStatus.ACTIVE) return 'withdrawn';
-  const rules = new Set(point.unavailable_when);
-  if (rules.has('quiet_hours') && point.quiet_hours && inQuietHours(moment.minuteOfDay, point.quiet_hours)) {
-    return 'quiet_hours';
-  }
-  const data = await readData(tx, participant.id);
-  if (rules.has('idle') && data[DataKey.engagementState] === 'idle') return 'idle';
-  const responded = data[DataKey.dailyPromptRespondedAt];
-  if (
-    rules.has('answered_today') &&
-    responded &&
-    localDateOf(new Date(responded), zoneOf(participant)) === moment.localDate
-  ) {
-    return 'answered_today';
-  }
-  return null;
-}
-
-/** Rolls the decision's transaction back when another run decided the same moment first. */
-class AlreadyDecided extends Error {}
-
-export function createDecisionPointHandler(options: {
-  store: Store;
-  clock: Clock;
-  messenger: Messenger;
-  newId: NewId;
-  study: StudyInForce;
-  onJobEnqueued?: () => void;
-}): JobHandler {
-  const { store, clock, messenger, newId, study } = options;
+/** Runs a `decision_point` job: decides its moment and arms the point's next one, in the same transaction. */
+export function createDecisionPointHandler(options: DecideDependencies & { onJobEnqueued?: () => void }): JobHandler {
+  const { store, newId, study } = options;
   const { design } = study;
   return async (job: Job) => {
     const participantId = String(job.payload['participant_id'] ?? '');
@@ -116,65 +73,35 @@ export function createDecisionPointHandler(options: {
       Number(job.payload['slot']),
     );
     if (!moment) return;
-    const id = [design.study.id, participantId, point.id, moment.localDate, moment.slot].join('|');
-    try {
-      await store.transaction(async (tx) => {
-        if (await tx.decisions.get(id)) throw new AlreadyDecided();
-        const now = clock.now();
-        const armId = (await tx.allocations.get(participantId))?.armId ?? '';
-        const probabilities = probabilitiesFor(point, armId);
-        const reason = await unavailableReason(tx, point, participant, moment);
-        const drawn = reason === null ? drawOption(design, point, participantId, moment, probabilities) : undefined;
-        const texts = drawn ? point.messages[drawn.option] : undefined;
-        const text = texts ? (texts[participant.language ?? 'en'] ?? texts['en']) : undefined;
-        const sent = text
-          ? await messenger.send(participantId, { type: 'text', text }, { kind: 'proactive', module: 'trial' }, tx)
-          : undefined;
-        const decision: Decision = {
-          id,
-          participantId,
-          studyId: design.study.id,
-          armId,
-          decisionPointId: point.id,
-          localDate: moment.localDate,
-          slot: moment.slot,
-          intendedAt: moment.intendedAt,
-          intendedLocal: moment.intendedLocal,
-          available: reason === null,
-          unavailableReason: reason,
-          probabilities,
-          option: drawn?.option ?? null,
-          draw: drawn?.draw ?? null,
-          designHash: study.hash,
-          decidedAt: now,
-          sentOutboundId: sent?.id ?? null,
-          sentAt: sent ? now : null,
-          outcome: null,
-          outcomeAt: null,
-        };
-        if (!(await tx.decisions.decide(decision))) throw new AlreadyDecided();
-        if (point.proximal_outcome && reason === null) {
-          await tx.jobs.enqueue(
-            {
-              id: newId('job'),
-              kind: DECISION_OUTCOME_JOB,
-              runAt: new Date(now.getTime() + point.proximal_outcome.hours * 3_600_000),
-              dedupKey: `decision-outcome:${id}`,
-              payload: { decision_id: id },
-            },
-            now,
-          );
-        }
-        await armDecisionPoints(tx, study, { participant, now: moment.intendedAt, newId, points: [point] });
-      });
-    } catch (error) {
-      if (!(error instanceof AlreadyDecided)) throw error;
-      // Decided by an earlier run that committed: only make sure the chain goes on.
-      await store.transaction((tx) =>
-        armDecisionPoints(tx, study, { participant, now: moment.intendedAt, newId, points: [point] }),
-      );
-    }
+    await decideMoment(options, {
+      point,
+      participant,
+      moment,
+      also: (tx) => armDecisionPoints(tx, study, { participant, now: moment.intendedAt, newId, points: [point] }),
+    });
     options.onJobEnqueued?.();
+  };
+}
+
+/**
+ * Decision points at the daily prompt time: decided when the participant's `daily_prompt` job runs, before the prompt
+ * (so an option's message follows the decision, and an `answered_today` rule sees the day before this prompt), then
+ * the daily prompt handler runs as without a design. The day's decision row is keyed by the prompt's local date, so
+ * a retried prompt job decides nothing twice. A participant with no daily prompt due (paused, withdrawn, before the
+ * schedule is set) has no daily prompt time, so no decision point that day.
+ */
+export function withDailyPromptDecisions(inner: JobHandler, options: DecideDependencies): JobHandler {
+  const points = options.study.design.decision_points.filter((point) => point.moment.type === 'daily_prompt');
+  if (points.length === 0) return inner;
+  return async (job: Job) => {
+    const participant = job.participantId ? await options.store.participants.get(job.participantId) : undefined;
+    const localDate = job.payload['local_date'];
+    const targetAt = Date.parse(String(job.payload['target_at'] ?? ''));
+    if (participant && typeof localDate === 'string' && Number.isFinite(targetAt)) {
+      const moment = dailyPromptMoment(localDate, new Date(targetAt), zoneOf(participant));
+      for (const point of points) await decideMoment(options, { point, participant, moment });
+    }
+    return inner(job);
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * When a decision point's moments fall, what a participant's arm gives each option, and the draw — pure functions of
  * the design, so the decisions are recomputable like the allocations. A moment is (local date, slot): slot n is the
- * n-th of the point's `times` (sorted), delayed by a jitter drawn from the seed within `jitter_minutes`.
+ * n-th of the point's `times` (sorted), delayed by a jitter drawn from the seed within `jitter_minutes`; a point at
+ * the daily prompt time has one slot, the day's daily prompt target time.
  */
 import { addLocalDays, instantAtLocalTime, localDateOf, parseLocalTime } from '../scheduling/schedule-time.ts';
 import { keyedUniform, weightedChoice } from './keyed-random.ts';
@@ -104,4 +105,20 @@ export function inQuietHours(minuteOfDay: number, quiet: { start: string; end: s
   const to = end.hour * 60 + end.minute;
   const minute = minuteOfDay % 1440;
   return from <= to ? minute >= from && minute < to : minute >= from || minute < to;
+}
+
+/** The moment of a `daily_prompt` decision point: the day's daily prompt target time (slot 0, no jitter). */
+export function dailyPromptMoment(localDate: string, targetAt: Date, timeZone: string): Moment {
+  const parts = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+    .formatToParts(targetAt)
+    .reduce<Record<string, string>>((found, part) => ({ ...found, [part.type]: part.value }), {});
+  const hours = parts['hour'] ?? '00';
+  const minutes = parts['minute'] ?? '00';
+  return {
+    localDate,
+    slot: 0,
+    intendedAt: targetAt,
+    intendedLocal: `${localDate} ${hours}:${minutes}`,
+    minuteOfDay: Number(hours) * 60 + Number(minutes),
+  };
 }

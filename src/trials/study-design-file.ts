@@ -5,8 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { isNode, LineCounter, parseDocument } from 'yaml';
 import { AppError } from '../domain/errors.ts';
+import { loadPromptDirectory } from '../engine/system-prompts.ts';
 import { type StudyDesign, studyDesignSchema } from './study-design.ts';
 
 /** The design in force: what `GET /study` returns and what every allocation and decision records the hash of. */
@@ -14,7 +16,11 @@ export interface StudyInForce {
   design: StudyDesign;
   /** SHA-256 (hex) of the canonical JSON of the validated design (defaults filled in). */
   hash: string;
+  /** The prompts of each arm with a `prompt_dir`, read at start-up (their versions are in `llm_calls`). */
+  armPrompts?: ReadonlyMap<string, ArmPrompts>;
 }
+
+export type ArmPrompts = ReturnType<typeof loadPromptDirectory>;
 
 /**
  * JSON with the keys of every object sorted and no white space: the same design gives the same text however its file
@@ -35,8 +41,11 @@ export function designHash(design: StudyDesign): string {
   return createHash('sha256').update(canonicalJson(design)).digest('hex');
 }
 
-/** Parses and validates a design's text; `source` names it in errors (the file's path). Throws `invalid_input`. */
-export function parseStudyDesign(text: string, source: string): StudyInForce {
+/**
+ * Parses and validates a design's text; `source` names it in errors (the file's path). An arm's `prompt_dir` is read
+ * relative to `baseDirectory` (the design file's folder). Throws `invalid_input`.
+ */
+export function parseStudyDesign(text: string, source: string, baseDirectory = '.'): StudyInForce {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const lineOf = (offset: number | undefined): number | undefined =>
@@ -64,17 +73,19 @@ export function parseStudyDesign(text: string, source: string): StudyInForce {
       details: parsed.error.issues,
     });
   }
-  const pointAtPrompt = parsed.data.decision_points.findIndex((point) => point.moment.type === 'daily_prompt');
-  if (pointAtPrompt >= 0) {
-    // Validated so a design can be prepared, but refused: a trial must not believe it randomises what is not run.
-    const node = document.getIn(['decision_points', pointAtPrompt, 'moment'], true);
+  const armPrompts = new Map<string, ArmPrompts>();
+  parsed.data.arms.forEach((arm, index) => {
+    if (!arm.prompt_dir) return;
+    const node = document.getIn(['arms', index, 'prompt_dir'], true);
     const line = lineOf(isNode(node) ? node.range?.[0] : undefined);
-    throw new AppError(
-      'invalid_input',
-      `${source}${line ? ` line ${line}` : ''} (decision_points.${pointAtPrompt}.moment): a decision point at the daily prompt is not run by this version yet; use local_times`,
-    );
-  }
-  return { design: parsed.data, hash: designHash(parsed.data) };
+    const setting = `${source}${line ? ` line ${line}` : ''} (arms.${index}.prompt_dir)`;
+    armPrompts.set(arm.id, loadPromptDirectory(resolve(baseDirectory, arm.prompt_dir), setting));
+  });
+  return {
+    design: parsed.data,
+    hash: designHash(parsed.data),
+    ...(armPrompts.size > 0 ? { armPrompts } : {}),
+  };
 }
 
 /** Reads `STUDY_DESIGN_FILE`; a missing or unreadable file is an error naming it. */
@@ -85,5 +96,5 @@ export async function loadStudyDesign(path: string): Promise<StudyInForce> {
   } catch (error) {
     throw new AppError('invalid_input', `STUDY_DESIGN_FILE: cannot read ${path}`, { cause: error });
   }
-  return parseStudyDesign(text, path);
+  return parseStudyDesign(text, path, dirname(path));
 }

@@ -33,15 +33,16 @@ const dailyPromptSchema = z.discriminatedUnion('mode', [
     order: z.enum(['rotate', 'random']).default('rotate'),
     texts: textsByLanguage.refine((texts) => 'en' in texts, 'needs the English ("en") list: the fallback language'),
   }),
-  /** An assessment-only control arm: no daily prompt at all. */
-  z.strictObject({ mode: z.literal('none') }),
+  /** An assessment-only control arm: no daily prompt; the Done poll alone at the prompt time when `done_poll`. */
+  z.strictObject({ mode: z.literal('none'), done_poll: z.boolean().default(false) }),
 ]);
 
 /**
- * The timers an arm may switch off (all on by default, as without a design). Tone adaptation and per-arm prompt
- * directories are not offered yet: the schema is strict, so a design asking for them is refused, not half-obeyed.
+ * What an arm may switch off (all on by default, as without a design): tone adaptation (the tone tags are then neither
+ * updated nor used) and the timers.
  */
 const featuresSchema = z.strictObject({
+  tone_adaptation: z.boolean().default(true),
   reminders: z.boolean().default(true),
   auto_feedback: z.boolean().default(true),
   intensity_poll: z.boolean().default(true),
@@ -53,7 +54,13 @@ const armSchema = z.strictObject({
   label: nonEmptyText,
   weight: z.number().int('must be a whole number').positive('must be positive').default(1),
   daily_prompt: dailyPromptSchema.default({ mode: 'personalised' }),
+  /**
+   * A directory (relative to the design file) whose `intake.txt`, `feedback.txt`, `prompt-generator.txt` and
+   * `<language>/<name>` files replace the defaults for this arm's participants; a prompt it lacks stays the default.
+   */
+  prompt_dir: nonEmptyText.optional(),
   features: featuresSchema.default({
+    tone_adaptation: true,
     reminders: true,
     auto_feedback: true,
     intensity_poll: true,

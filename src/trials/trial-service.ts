@@ -1,12 +1,14 @@
 /**
- * The trial as staff see and steer it: the design in force, the allocation report, and the one way an arm changes
- * after enrollment — an explicit staff override with a reason, recorded as an event (who, when, why, from, to).
+ * The trial as staff see and steer it: the design in force, the allocation report, the one way an arm changes after
+ * enrollment — an explicit staff override with a reason, recorded as an event (who, when, why, from, to) — and the
+ * pause of randomisation at decision points (`randomisation-pause.ts`).
  */
 import { AppError } from '../domain/errors.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { Allocation, BlockStateRow } from '../store/allocations.ts';
 import type { Decision } from '../store/decisions.ts';
 import type { Store } from '../store/store.ts';
+import { changeRandomisationPause, type RandomisationPause, randomisationPauseOf } from './randomisation-pause.ts';
 import type { StudyInForce } from './study-design-file.ts';
 
 export interface AllocationReport {
@@ -26,6 +28,10 @@ export interface TrialService {
   report(): Promise<AllocationReport | undefined>;
   /** A participant's decision point decisions, oldest first; not found for an id never enrolled nor decided. */
   decisions(participantId: string): Promise<Decision[]>;
+  /** Whether decision points are held by staff (undefined without a design). */
+  randomisation(): Promise<RandomisationPause | undefined>;
+  /** Pauses (`paused: true`) or resumes the draws at decision points; audited with who and why. */
+  changeRandomisation(change: { paused: boolean; reason: string; by: string }): Promise<RandomisationPause>;
 }
 
 export function createTrialService(options: {
@@ -111,5 +117,16 @@ export function createTrialService(options: {
     return rows;
   }
 
-  return { study, overrideArm, report, decisions };
+  async function randomisation(): Promise<RandomisationPause | undefined> {
+    return study ? randomisationPauseOf(store, study.design.study.id) : undefined;
+  }
+
+  async function changeRandomisation(change: { paused: boolean; reason: string; by: string }) {
+    if (!study) {
+      throw new AppError('invalid_input', 'no study design is loaded (STUDY_DESIGN_FILE), so nothing is randomised');
+    }
+    return changeRandomisationPause({ store, clock, studyId: study.design.study.id }, change);
+  }
+
+  return { study, overrideArm, report, decisions, randomisation, changeRandomisation };
 }

@@ -243,7 +243,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
 
     registerOverviewRoutes(app, options, kit);
     registerAdherenceRoutes(app, options, kit);
-    if (options.trials) registerStudyPageRoutes(app, { trials: options.trials }, kit);
+    if (options.trials) registerStudyPageRoutes(app, { trials: options.trials }, kit, action);
     registerExportPageRoutes(app, options, kit);
     registerRatingRoutes(app, options, kit, action);
     registerEvalRatingRoutes(app, options, kit, action);

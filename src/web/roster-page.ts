@@ -4,6 +4,7 @@ import type { RosterKey, RosterPage } from '../store/dashboard-reads.ts';
 import type { RosterRow } from '../store/store.ts';
 import { layout, type PageContext, SUB_STATES } from './dashboard-pages.ts';
 import { html, type SafeHtml } from './html.ts';
+import { armCell, armFilterControl, armHeader, type RosterArms } from './roster-arms.ts';
 
 export interface RosterQuery {
   search: string;
@@ -13,6 +14,8 @@ export interface RosterQuery {
   channel: string;
   /** The page's number, carried by the pager's links for display. */
   page: number;
+  /** A trial's arm ('' = any; see `roster-arms.ts`). */
+  arm?: string;
 }
 
 /** A row's key in a page link: `<enrolment ISO time>,<id>` (the time has no comma). */
@@ -41,11 +44,11 @@ function nextPrompt(date: Date | undefined, timezone: string): SafeHtml | string
   }
 }
 
-function row(context: PageContext, entry: RosterRow): SafeHtml {
+function row(context: PageContext, entry: RosterRow, trial: RosterArms | undefined): SafeHtml {
   const participant = entry.participant;
   const last = entry.lastMessage;
   return html`<tr><td><a href="/dashboard/participants/${participant.id}">${participant.name || participant.id}</a><br><small>${participant.phoneNumber}</small></td>
-<td>${participant.status}${entry.idle ? ' \u00b7 idle' : ''}</td><td>${entry.conversationState ?? '\u2014'}</td><td>${participant.channel || context.channels[0]}</td><td class="language">${participant.language ?? '\u2014'}</td>
+${armCell(trial, participant.id)}<td>${participant.status}${entry.idle ? ' \u00b7 idle' : ''}</td><td>${entry.conversationState ?? '\u2014'}</td><td>${participant.channel || context.channels[0]}</td><td class="language">${participant.language ?? '\u2014'}</td>
 <td>${nextPrompt(entry.nextPromptAt, participant.timezone)}</td>
 <td>${last ? html`<span class="clip">${last.content}</span><br><small>${last.at.toISOString().slice(0, 16).replace('T', ' ')} UTC</small>` : '\u2014'}</td>
 <td class="counts" title="${entry.promptsSent} prompts sent, answered on ${entry.promptsAnswered} days, Done on ${entry.promptsDone}">${entry.promptsSent} / ${entry.promptsAnswered} / <span class="success-count">${entry.promptsDone}</span></td></tr>`;
@@ -55,13 +58,14 @@ export function participantsPage(
   context: PageContext,
   query: RosterQuery,
   result: RosterPage & { pageSize: number },
+  trial?: RosterArms,
 ): string {
   const option = (value: string, label: string, selected: string) =>
     html`<option value="${value}" ${value === selected ? html`selected` : ''}>${label}</option>`;
   const pages = Math.max(1, Math.ceil(result.total / result.pageSize));
   const page = Math.min(Math.max(1, query.page), pages);
   const link = (position: Record<string, string>, number: number) =>
-    `/dashboard?${new URLSearchParams({ search: query.search, status: query.status, sub_state: query.subState, idle: query.idle, channel: query.channel, ...position, page: String(number) })}`;
+    `/dashboard?${new URLSearchParams({ search: query.search, status: query.status, sub_state: query.subState, idle: query.idle, channel: query.channel, ...(query.arm ? { arm: query.arm } : {}), ...position, page: String(number) })}`;
   const first = result.rows[0]?.participant;
   const last = result.rows.at(-1)?.participant;
   const keyOf = (participant: { enrolledAt: Date; id: string }) =>
@@ -83,10 +87,11 @@ export function participantsPage(
 <label>Sub-state <select name="sub_state">${option('', 'any', query.subState)}${SUB_STATES.map((state) => option(state, state, query.subState))}</select></label>
 <label>Idle <select name="idle">${option('', 'any', query.idle)}${option('yes', 'idle', query.idle)}${option('no', 'not idle', query.idle)}</select></label>
 <label>Channel <select name="channel">${option('', 'any', query.channel)}${context.channels.map((channel) => option(channel, channel, query.channel))}</select></label>
+${armFilterControl(query.arm ?? '', trial)}
 <button type="submit">Filter</button></form>
 <p>${result.total} participant(s)</p>
-<div class="table-wrap"><table id="roster"><thead><tr><th scope="col">Participant</th><th scope="col">Status</th><th scope="col">Sub-state</th><th scope="col">Channel</th><th scope="col">Language</th><th scope="col">Next prompt (local)</th><th scope="col">Last message</th><th scope="col" class="counts"><abbr title="Daily prompts sent / days answered / days answered Done">Sent / answered / done</abbr></th></tr></thead>
-<tbody>${result.rows.map((entry) => row(context, entry))}</tbody></table></div>
+<div class="table-wrap"><table id="roster"><thead><tr><th scope="col">Participant</th>${armHeader(trial)}<th scope="col">Status</th><th scope="col">Sub-state</th><th scope="col">Channel</th><th scope="col">Language</th><th scope="col">Next prompt (local)</th><th scope="col">Last message</th><th scope="col" class="counts"><abbr title="Daily prompts sent / days answered / days answered Done">Sent / answered / done</abbr></th></tr></thead>
+<tbody>${result.rows.map((entry) => row(context, entry, trial))}</tbody></table></div>
 <nav aria-label="Pages" class="pager">${newer} Page ${page} of ${pages} ${older}</nav>`,
   );
 }

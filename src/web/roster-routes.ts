@@ -4,8 +4,10 @@ import { AppError } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
 import type { RosterPosition } from '../store/dashboard-reads.ts';
 import type { Store } from '../store/store.ts';
+import type { TrialService } from '../trials/trial-service.ts';
 import { SUB_STATES } from './dashboard-pages.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';
+import { armFilterOf } from './roster-arms.ts';
 import { parseRosterKey, participantsPage } from './roster-page.ts';
 
 const PAGE_SIZE = 50;
@@ -26,10 +28,12 @@ function rosterPosition(query: Record<string, string | undefined>): { position?:
 
 export function registerRosterRoutes(
   app: FastifyInstance,
-  options: { store: Store; channelNames: readonly string[] },
+  options: { store: Store; channelNames: readonly string[]; trials?: TrialService },
   kit: DashboardRouteKit,
 ): void {
   const { store } = options;
+  const study = options.trials?.study;
+  const arms = study?.design.arms ?? [];
   app.get('/dashboard', kit.publicRoute, async (request, reply) => {
     const page = kit.context(request, reply, (request.query as { flash?: string }).flash);
     if (!page) return reply;
@@ -41,6 +45,7 @@ export function registerRosterRoutes(
       idle: query.idle === 'yes' || query.idle === 'no' ? query.idle : '',
       channel: options.channelNames.includes(query.channel ?? '') ? (query.channel as string) : '',
       page: Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1),
+      arm: armFilterOf(query, arms),
     };
     const keyed = rosterPosition(query);
     // A page asked for by its number alone (typed, or an old bookmark): its rows after skipping the pages before it.
@@ -56,7 +61,11 @@ export function registerRosterRoutes(
       ...(roster.channel
         ? { channel: { name: roster.channel, isDefault: roster.channel === options.channelNames[0] } }
         : {}),
+      ...(roster.arm ? { arm: roster.arm } : {}),
     });
-    return kit.sendPage(reply, participantsPage(page, roster, { ...result, pageSize: PAGE_SIZE }));
+    const trial = study
+      ? { arms, armOf: await store.allocations.armsOf(result.rows.map((row) => row.participant.id)) }
+      : undefined;
+    return kit.sendPage(reply, participantsPage(page, roster, { ...result, pageSize: PAGE_SIZE }, trial));
   });
 }

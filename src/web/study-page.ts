@@ -4,14 +4,16 @@
  * remaining allocations are (concealment), so the page needs the same permission as `GET /study/allocations`.
  */
 import type { Decision } from '../store/decisions.ts';
+import type { RandomisationPause } from '../trials/randomisation-pause.ts';
 import type { AllocationReport } from '../trials/trial-service.ts';
-import { layout, type PageContext } from './dashboard-pages.ts';
+import { csrfField, layout, type PageContext } from './dashboard-pages.ts';
 import { html } from './html.ts';
 
 export function studyPage(
   context: PageContext,
   study: { id: string; hash: string; method: string } | undefined,
   report: AllocationReport | undefined,
+  randomisation?: RandomisationPause,
 ): string {
   if (!study || !report) {
     return layout(
@@ -35,8 +37,22 @@ ${report.strata.map(
   (stratum) =>
     html`<tr><th scope="row">${stratum.stratum || '(all)'}</th>${armIds.map((id) => html`<td>${stratum.counts[id] ?? 0}</td>`)}<td>${stratum.block && stratum.block.blockIndex >= 0 ? String(stratum.block.blockIndex + 1) : '\u2014'}</td><td>${stratum.block && stratum.block.blockSize > 0 ? `${stratum.block.position} of ${stratum.block.blockSize}` : '\u2014'}</td></tr>`,
 )}
-</tbody></table></section>`,
+</tbody></table></section>
+${randomisationCard(context, randomisation)}`,
   );
+}
+
+/** Whether decision points draw, the last change (who, when, why), and the form that changes it. */
+function randomisationCard(context: PageContext, state: RandomisationPause | undefined) {
+  const paused = state?.paused === true;
+  const change = paused ? 'resume' : 'pause';
+  const last = state?.changedAt
+    ? html`<p id="randomisation-change">${paused ? 'Paused' : 'Resumed'} ${state.changedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC by ${state.by ?? ''}: ${state.reason ?? ''}</p>`
+    : '';
+  return html`<section class="card"><h2>Randomisation at decision points</h2>
+<p id="randomisation-state">${paused ? 'Paused: each decision point is recorded as unavailable (randomisation_paused); nothing is drawn or sent.' : 'Running.'} Allocation at enrollment is not affected.</p>${last}
+<form method="post" action="/dashboard/study/randomisation/${change}">${csrfField(context)}
+<label>Reason <input name="reason" required maxlength="1000"></label> <button type="submit">${paused ? 'Resume randomisation' : 'Pause randomisation'}</button></form></section>`;
 }
 
 /** `/dashboard/participants/<id>/decisions`: every decision point moment of one participant, oldest first. */

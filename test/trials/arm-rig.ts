@@ -15,6 +15,8 @@ import { DEFAULT_TIMER_CONFIG, registerTimers, TimerJobKind } from '../../src/sc
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { createArmSettings } from '../../src/trials/arm-settings.ts';
+import { withDailyPromptDecisions } from '../../src/trials/decision-jobs.ts';
+import type { StudyInForce } from '../../src/trials/study-design-file.ts';
 import { createTrialService } from '../../src/trials/trial-service.ts';
 import { createFakeConversationFlow } from '../support/fake-conversation-flow.ts';
 import { designOf, phoneFor } from './trial-fixture.ts';
@@ -32,6 +34,7 @@ arms:
       mode: static
       texts: { en: ["Static one.", "Static two."], es: ["Estático uno."] }
   - { id: assessment, label: Assessment only, daily_prompt: { mode: none } }
+  - { id: assessment-poll, label: Assessment by Done poll, daily_prompt: { mode: none, done_poll: true } }
   - id: quiet
     label: Coach without nudges
     features: { reminders: false, auto_feedback: false, intensity_poll: false }
@@ -39,7 +42,8 @@ arms:
 
 export type ArmRig = Awaited<ReturnType<typeof createArmRig>>;
 
-export async function createArmRig() {
+export async function createArmRig(options: { study?: StudyInForce } = {}) {
+  const design = options.study ?? study;
   const store = await createSqliteStore({ filename: ':memory:' });
   const clock = createManualClock(new Date('2026-03-02T14:00:00.000Z'));
   const lock = createInProcessLock();
@@ -53,7 +57,7 @@ export async function createArmRig() {
       return { ok: true, prompt: MODEL_PROMPT, warnings: [] };
     },
   };
-  const arms = createArmSettings({ study, store, clock });
+  const arms = createArmSettings({ study: design, store, clock });
   const timers = registerTimers({
     runner,
     store,
@@ -66,18 +70,21 @@ export async function createArmRig() {
   });
   runner.register(
     DAILY_PROMPT_JOB,
-    createDailyPromptHandler({
-      store,
-      clock,
-      messenger,
-      promptGenerator: arms.promptGenerator(model),
-      newId,
-      config: { prepTimeMinutes: 10, missedPromptGraceMs: 3_600_000 },
-      log: silentLog,
-      afterPromptSent: timers.afterPromptSent,
-      deliveryGuard: arms.deliveryGuard(timers.deliveryGuard),
-      onJobEnqueued: () => runner.notify(),
-    }),
+    withDailyPromptDecisions(
+      createDailyPromptHandler({
+        store,
+        clock,
+        messenger,
+        promptGenerator: arms.promptGenerator(model),
+        newId,
+        config: { prepTimeMinutes: 10, missedPromptGraceMs: 3_600_000 },
+        log: silentLog,
+        afterPromptSent: timers.afterPromptSent,
+        deliveryGuard: arms.deliveryGuard(timers.deliveryGuard),
+        onJobEnqueued: () => runner.notify(),
+      }),
+      { store, clock, messenger, newId, study: design },
+    ),
   );
   const participants = createParticipantService({
     store,
@@ -89,9 +96,9 @@ export async function createArmRig() {
     log: silentLog,
     defaultCountry: 'US',
     prepTimeMinutes: 10,
-    study,
+    study: design,
   });
-  const trials = createTrialService({ store, clock, study });
+  const trials = createTrialService({ store, clock, study: design });
 
   /** Enrolls someone, puts them in `arm` (a staff override) and gives them a daily prompt at 10:00 Toronto. */
   async function enrollInArm(arm: string, index: number, language = 'en') {
@@ -123,5 +130,5 @@ export async function createArmRig() {
   const advance = (milliseconds: number) => runner.advanceTo(new Date(clock.now().getTime() + milliseconds));
   const pendingKinds = async (participantId: string) =>
     (await store.jobs.listPending({ participantId })).map((job) => job.kind);
-  return { store, messenger, modelCalls, enrollInArm, advance, pendingKinds, runner };
+  return { store, clock, messenger, modelCalls, enrollInArm, advance, pendingKinds, runner, participants, trials };
 }

@@ -42,6 +42,26 @@ describe('what an arm changes', () => {
     expect(await rig.pendingKinds(participantId)).toEqual([DAILY_PROMPT_JOB]);
   });
 
+  it('sends an assessment-only arm with done_poll the Done poll alone each day, counted as its prompt', async () => {
+    rig = await createArmRig();
+    const polled = await rig.enrollInArm('assessment-poll', 1);
+    const silent = await rig.enrollInArm('assessment', 2);
+    await rig.advance(2 * DAY);
+    expect(rig.modelCalls).toEqual([]);
+    const sent = rig.messenger.sent.filter((message) => message.participantId === polled);
+    expect(sent.map((message) => message.message.type)).toEqual(['poll', 'poll']);
+    expect(sent.map((message) => message.options.kind)).toEqual(['poll', 'poll']);
+    expect(rig.messenger.textsFor(silent)).toEqual([]);
+    const days = (await rig.store.events.list({ participantId: polled })).filter(
+      (event) => event.type === 'prompt-sent',
+    );
+    expect(days.map((event) => [event.data['done_poll_only'], event.data['prompt']])).toEqual([
+      [true, ''],
+      [true, ''],
+    ]);
+    expect(await rig.pendingKinds(polled)).toContain(DAILY_PROMPT_JOB);
+  });
+
   it('asks the model for a personalised arm, and arms its reminder; an arm without nudges gets none', async () => {
     rig = await createArmRig();
     const coached = await rig.enrollInArm('coach', 1);

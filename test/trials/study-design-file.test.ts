@@ -2,6 +2,9 @@
  * The study design file: the README's example loads, YAML and JSON of one design have one hash, and every kind of
  * mistake is an error naming the file, the line and the field.
  */
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseStudyDesign } from '../../src/trials/study-design-file.ts';
 import { readmeExampleDesign } from '../support/readme-study-design.ts';
@@ -104,24 +107,72 @@ decision_points:
   });
 });
 
-describe('what this version does not run', () => {
-  it('refuses decision points at the daily prompt rather than pretend to randomise them, naming the line', () => {
-    const text = `study: { id: s1, seed: "0123456789" }
-arms: [{ id: a, label: A }]
+describe('per-arm prompts, tone and the daily prompt time', () => {
+  it("reads an arm's prompt directory relative to the design file, with its language versions", async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'arm-prompts-'));
+    await mkdir(join(directory, 'brief', 'es'), { recursive: true });
+    await writeFile(join(directory, 'brief', 'intake.txt'), 'Brief intake.');
+    await writeFile(join(directory, 'brief', 'es', 'intake.txt'), 'Intake breve.');
+    const study = parseStudyDesign(
+      `study: { id: s1, seed: "0123456789" }
+arms:
+  - { id: a, label: A }
+  - { id: b, label: B, prompt_dir: brief, features: { tone_adaptation: false } }
 decision_points:
-  - id: nudge
+  - id: at-prompt
     moment: { type: daily_prompt }
     options: [send, skip]
     probabilities: { default: { send: 0.5, skip: 0.5 } }
-`;
-    expect(problemOf(text)).toMatch(/line 5 \(decision_points\.0\.moment\): .* not run by this version yet/);
+`,
+      'design.yaml',
+      directory,
+    );
+    const brief = study.armPrompts?.get('b');
+    expect(brief?.intake?.text).toBe('Brief intake.');
+    expect(brief?.intake?.languagePrompts.get('es')?.text).toBe('Intake breve.');
+    expect(brief?.feedback).toBeUndefined();
+    expect(study.armPrompts?.has('a')).toBe(false);
+    expect(study.design.arms[1]?.features.tone_adaptation).toBe(false);
+    expect(study.design.arms[0]?.features.tone_adaptation).toBe(true);
   });
 
-  it('refuses per-arm prompt directories and tone settings (strict schema)', () => {
-    const text = `study: { id: s1, seed: "0123456789" }
-arms: [{ id: a, label: A, prompt_dir: prompts/a, features: { tone_adaptation: false } }]
+  it('refuses a prompt directory that is missing, empty of prompts or holds an empty prompt, naming the line', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'arm-prompts-'));
+    await mkdir(join(directory, 'nothing'));
+    await mkdir(join(directory, 'blank'));
+    await writeFile(join(directory, 'blank', 'feedback.txt'), '  \n');
+    const designWith = (dir: string) => `study: { id: s1, seed: "0123456789" }
+arms:
+  - { id: a, label: A }
+  - id: b
+    label: B
+    prompt_dir: ${dir}
 `;
-    expect(problemOf(text)).toMatch(/Unrecognized key: "prompt_dir"/i);
-    expect(problemOf(text)).toMatch(/arms\.0\.features\): Unrecognized key: "tone_adaptation"/i);
+    const problemIn = (text: string) => {
+      try {
+        parseStudyDesign(text, 'design.yaml', directory);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('the design was accepted');
+    };
+    expect(problemIn(designWith('absent'))).toMatch(/design\.yaml line 6 \(arms\.1\.prompt_dir\): .*holds none of/);
+    expect(problemIn(designWith('nothing'))).toMatch(/line 6 \(arms\.1\.prompt_dir\): .*holds none of intake\.txt/);
+    expect(problemIn(designWith('blank'))).toMatch(
+      /line 6 \(arms\.1\.prompt_dir\): prompt file .*feedback\.txt" is empty/,
+    );
+  });
+
+  it('refuses a misspelt feature and a done poll outside an assessment-only arm', () => {
+    expect(
+      problemOf(`study: { id: s1, seed: "0123456789" }
+arms: [{ id: a, label: A, features: { tone_adaption: false } }]
+`),
+    ).toMatch(/arms\.0\.features\): Unrecognized key: "tone_adaption"/i);
+    expect(
+      problemOf(`study: { id: s1, seed: "0123456789" }
+arms: [{ id: a, label: A, daily_prompt: { mode: personalised, done_poll: true } }]
+`),
+    ).toMatch(/arms\.0\.daily_prompt\): Unrecognized key: "done_poll"/i);
   });
 });

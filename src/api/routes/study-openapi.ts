@@ -19,6 +19,16 @@ const envelope = (description: string, result: JsonObject): JsonObject => ({
   },
 });
 
+const randomisationState: JsonObject = {
+  type: ['object', 'null'],
+  properties: {
+    paused: { type: 'boolean' },
+    changed_at: { type: ['string', 'null'], format: 'date-time' },
+    changed_by: { type: ['string', 'null'] },
+    reason: { type: ['string', 'null'] },
+  },
+};
+
 export function studyOpenApiPaths(): JsonObject {
   return {
     '/study': {
@@ -41,6 +51,67 @@ export function studyOpenApiPaths(): JsonObject {
         responses: {
           '200': envelope('The report; null without a design', { type: ['object', 'null'] }),
           '401': errorResponse('Missing or wrong bearer token'),
+        },
+      },
+    },
+    '/study/randomisation': {
+      get: {
+        tags: ['trial'],
+        summary: 'Whether the draws at decision points are paused by staff, and the last change (who, when, why)',
+        responses: {
+          '200': envelope('The state; null without a design', randomisationState),
+          '401': errorResponse('Missing or wrong bearer token'),
+        },
+      },
+    },
+    '/study/randomisation/pause': {
+      post: {
+        tags: ['trial'],
+        summary:
+          'Pause the draws at decision points: each still gets its decision row, unavailable (randomisation_paused)',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['reason'],
+                additionalProperties: false,
+                properties: { reason: { type: 'string', minLength: 1, maxLength: 1000 } },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': envelope('The state after the change', randomisationState),
+          '400': errorResponse('Empty reason, or no study design loaded'),
+          '401': errorResponse('Missing or wrong bearer token'),
+          '409': errorResponse('Randomisation is already paused'),
+        },
+      },
+    },
+    '/study/randomisation/resume': {
+      post: {
+        tags: ['trial'],
+        summary: 'Resume the draws at decision points',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['reason'],
+                additionalProperties: false,
+                properties: { reason: { type: 'string', minLength: 1, maxLength: 1000 } },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': envelope('The state after the change', randomisationState),
+          '400': errorResponse('Empty reason, or no study design loaded'),
+          '401': errorResponse('Missing or wrong bearer token'),
+          '409': errorResponse('Randomisation is already running'),
         },
       },
     },

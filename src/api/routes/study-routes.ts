@@ -1,10 +1,14 @@
 /**
  * The trial's routes: `GET /study` (the design in force and its hash), `GET /study/allocations` (the allocation
- * report), `GET /conversation/participants/:id/decisions` and `POST /conversation/participants/:id/arm` (a staff override of the arm, with a reason).
+ * report), `GET /study/randomisation` and `POST /study/randomisation/pause|resume` (a staff pause of the draws at
+ * decision points, with a reason), `GET /conversation/participants/:id/decisions` and
+ * `POST /conversation/participants/:id/arm` (a staff override of the arm, with a reason).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import { setAuditDetail } from '../../staff/audit-trail.ts';
 import type { Decision } from '../../store/decisions.ts';
+import type { RandomisationPause } from '../../trials/randomisation-pause.ts';
 import type { AllocationReport, TrialService } from '../../trials/trial-service.ts';
 import { ok } from '../envelope.ts';
 import { parseInput } from '../validation.ts';
@@ -16,6 +20,19 @@ const overrideBody = z.strictObject({
 });
 
 const participantParams = z.object({ id: z.string().min(1) });
+
+const reasonBody = z.strictObject({
+  reason: z.string().trim().min(1, 'must not be empty: a pause of randomisation is audited').max(1000),
+});
+
+export function randomisationJson(state: RandomisationPause) {
+  return {
+    paused: state.paused,
+    changed_at: state.changedAt?.toISOString() ?? null,
+    changed_by: state.by ?? null,
+    reason: state.reason ?? null,
+  };
+}
 
 /** Who the audit trail names: the staff actor once staff accounts resolve one, else the shared API token. */
 function actorLabel(request: unknown): string {
@@ -84,6 +101,24 @@ export function createStudyRoutes(options: { trials: TrialService }): FastifyPlu
       const report = await trials.report();
       return ok(report ? reportJson(report) : null);
     });
+
+    app.get('/study/randomisation', { config: { permission: 'read' } }, async () => {
+      const state = await trials.randomisation();
+      return ok(state ? randomisationJson(state) : null);
+    });
+
+    for (const action of ['pause', 'resume'] as const) {
+      app.post(`/study/randomisation/${action}`, { config: { permission: 'admin' } }, async (request) => {
+        const body = parseInput(reasonBody, request.body, 'request body');
+        setAuditDetail(request, JSON.stringify({ reason: body.reason }));
+        const state = await trials.changeRandomisation({
+          paused: action === 'pause',
+          reason: body.reason,
+          by: actorLabel(request),
+        });
+        return ok(randomisationJson(state));
+      });
+    }
 
     app.get(`${PARTICIPANTS_PATH}/:id/decisions`, { config: { permission: 'read' } }, async (request) => {
       const { id } = parseInput(participantParams, request.params, 'path');

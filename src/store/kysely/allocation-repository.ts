@@ -121,6 +121,16 @@ export function createAllocationRepository(db: Kysely<Database>, dialect: StoreD
       return (await query.execute()).map(toAllocation);
     },
 
+    async armsOf(participantIds) {
+      if (participantIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('allocations')
+        .select(['participant_id', 'arm_id'])
+        .where('participant_id', 'in', [...participantIds])
+        .execute();
+      return new Map(rows.map((row) => [row.participant_id, row.arm_id]));
+    },
+
     async armsByParticipant(studyId) {
       const rows = await db
         .selectFrom('allocations')

@@ -55,6 +55,10 @@ export function createRosterRepository(db: Kysely<Database>, dialect: StoreDiale
       const channels = filter.channel.isDefault ? [filter.channel.name, ''] : [filter.channel.name];
       query = query.where('participants.channel', 'in', channels);
     }
+    if (filter.arm !== undefined) {
+      const inArm = db.selectFrom('allocations').select('allocations.participant_id').where('arm_id', '=', filter.arm);
+      query = query.where('participants.id', 'in', inArm);
+    }
     if (filter.idle === true) query = query.where(dataKey('engagementState'), '=', EngagementState.IDLE);
     if (filter.idle === false) {
       const engagement = dataKey('engagementState');
