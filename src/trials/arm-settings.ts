@@ -28,7 +28,7 @@ export interface ArmSettings {
   /** The arm's own system prompts (its `prompt_dir`) and whether its tone is adapted. */
   promptSettings: PromptSettingsSource;
   /** Whether the participant's tone tags are updated and used (`features.tone_adaptation`). */
-  toneAdaptation(participantId: string): Promise<boolean>;
+  toneAdaptation(repositories: Pick<StoreRepositories, 'allocations'>, participantId: string): Promise<boolean>;
 }
 
 /** The list for a language: its own, else its base language's (`pt` for `pt-BR`), else English. */
@@ -88,8 +88,8 @@ export function createArmSettings(options: { study: StudyInForce; store: Store; 
       return { toneAdaptation: arm.features.tone_adaptation, ...(systemPrompt ? { systemPrompt } : {}) };
     },
 
-    async toneAdaptation(participantId) {
-      return (await armOf(store, participantId))?.features.tone_adaptation ?? true;
+    async toneAdaptation(repositories, participantId) {
+      return (await armOf(repositories, participantId))?.features.tone_adaptation ?? true;
     },
 
     promptGenerator(inner) {

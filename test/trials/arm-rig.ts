@@ -34,7 +34,10 @@ arms:
       mode: static
       texts: { en: ["Static one.", "Static two."], es: ["Estático uno."] }
   - { id: assessment, label: Assessment only, daily_prompt: { mode: none } }
-  - { id: assessment-poll, label: Assessment by Done poll, daily_prompt: { mode: none, done_poll: true } }
+  - id: assessment-poll
+    label: Assessment by Done poll
+    daily_prompt: { mode: none, done_poll: true }
+    features: { reminders: false, auto_feedback: false, intensity_poll: false }
   - id: quiet
     label: Coach without nudges
     features: { reminders: false, auto_feedback: false, intensity_poll: false }

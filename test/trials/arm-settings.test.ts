@@ -49,8 +49,11 @@ describe('what an arm changes', () => {
     await rig.advance(2 * DAY);
     expect(rig.modelCalls).toEqual([]);
     const sent = rig.messenger.sent.filter((message) => message.participantId === polled);
-    expect(sent.map((message) => message.message.type)).toEqual(['poll', 'poll']);
-    expect(sent.map((message) => message.options.kind)).toEqual(['poll', 'poll']);
+    // Its reminders and intensity poll are switched off in the design: the Done poll is all it gets.
+    expect(sent.map((message) => message.message)).toEqual([
+      { type: 'poll', question: 'Did you do it?', options: ['Done', 'Next time'] },
+      { type: 'poll', question: 'Did you do it?', options: ['Done', 'Next time'] },
+    ]);
     expect(rig.messenger.textsFor(silent)).toEqual([]);
     const days = (await rig.store.events.list({ participantId: polled })).filter(
       (event) => event.type === 'prompt-sent',

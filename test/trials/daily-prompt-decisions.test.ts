@@ -38,27 +38,30 @@ describe('a decision point at the daily prompt time', () => {
     rig = await createArmRig({ study });
     const coached = await rig.enrollInArm('coach', 1);
     const never = await rig.enrollInArm('never', 2);
-    await rig.advance(3 * DAY);
+    await rig.advance(2 * DAY);
 
     const rows = await rig.store.decisions.listForParticipant(coached);
     expect(rows.map((row) => [row.intendedLocal, row.available, row.option])).toEqual([
       ['2026-03-02 10:00', true, 'send'],
       ['2026-03-03 10:00', true, 'send'],
-      ['2026-03-04 10:00', true, 'send'],
     ]);
     expect(rows[0]?.intendedAt.toISOString()).toBe('2026-03-02T15:00:00.000Z');
     expect(rows.every((row) => row.designHash === study.hash && row.sentOutboundId !== null)).toBe(true);
     // The decision's message, then the day's prompt: three days of both.
     const texts = rig.messenger.textsFor(coached).filter((text) => text === EXTRA || text === MODEL_PROMPT);
-    expect(texts).toEqual([EXTRA, MODEL_PROMPT, EXTRA, MODEL_PROMPT, EXTRA, MODEL_PROMPT]);
+    expect(texts).toEqual([EXTRA, MODEL_PROMPT, EXTRA, MODEL_PROMPT]);
 
     const neverRows = await rig.store.decisions.listForParticipant(never);
     expect(neverRows.map((row) => [row.option, row.sentOutboundId])).toEqual([
       ['skip', null],
       ['skip', null],
-      ['skip', null],
     ]);
     expect(rig.messenger.textsFor(never)).not.toContain(EXTRA);
+
+    // Two prompts unanswered make the participant idle (the engagement guard): day three's row says so.
+    await rig.advance(DAY);
+    const third = (await rig.store.decisions.listForParticipant(coached))[2];
+    expect([third?.localDate, third?.available, third?.unavailableReason]).toEqual(['2026-03-04', false, 'idle']);
   });
 
   it('records a participant who already answered today, or is idle, as unavailable', async () => {
