@@ -109,11 +109,14 @@ export function inQuietHours(minuteOfDay: number, quiet: { start: string; end: s
 
 /** The moment of a `daily_prompt` decision point: the day's daily prompt target time (slot 0, no jitter). */
 export function dailyPromptMoment(localDate: string, targetAt: Date, timeZone: string): Moment {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
-    .formatToParts(targetAt)
-    .reduce<Record<string, string>>((found, part) => ({ ...found, [part.type]: part.value }), {});
-  const hours = parts['hour'] ?? '00';
-  const minutes = parts['minute'] ?? '00';
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(targetAt);
+  const hours = parts.find((part) => part.type === 'hour')?.value ?? '00';
+  const minutes = parts.find((part) => part.type === 'minute')?.value ?? '00';
   return {
     localDate,
     slot: 0,

@@ -11,7 +11,7 @@ import { createManualClock } from '../../src/scheduling/clock.ts';
 import { createDailyPromptHandler } from '../../src/scheduling/daily-prompt-handler.ts';
 import { armSchedule, DAILY_PROMPT_JOB } from '../../src/scheduling/daily-prompt-jobs.ts';
 import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';
-import { DEFAULT_TIMER_CONFIG, registerTimers, TimerJobKind } from '../../src/scheduling/timers/index.ts';
+import { DEFAULT_TIMER_CONFIG, registerTimers } from '../../src/scheduling/timers/index.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { createArmSettings } from '../../src/trials/arm-settings.ts';
