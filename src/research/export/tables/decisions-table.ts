@@ -15,14 +15,19 @@ const columns: ExportColumn[] = [
   { name: 'arm', type: 'string', description: 'The arm in force when decided (empty without an allocation)' },
   { name: 'decision_point', type: 'string', description: "The design's decision point id" },
   { name: 'local_date', type: 'date', description: "The participant's local date of the moment" },
-  { name: 'slot', type: 'integer', description: "Which of the point's times (sorted), from 0" },
+  {
+    name: 'slot',
+    type: 'integer',
+    description: "Which of the point's times (sorted), from 0; 0 at the daily prompt time",
+  },
   { name: 'intended_at', type: 'timestamp', description: 'When the moment was meant to be, jitter included (UTC)' },
   { name: 'intended_local', type: 'string', description: 'The same, local wall-clock time' },
   { name: 'available', type: 'boolean', description: 'Whether the participant was available' },
   {
     name: 'unavailable_reason',
     type: 'string',
-    description: 'Why not: paused, withdrawn, idle, quiet_hours or answered_today',
+    description:
+      'Why not: randomisation_paused (staff paused the draws), paused, withdrawn, idle, quiet_hours or answered_today',
   },
   { name: 'probabilities', type: 'json', description: "Each option's probability for this arm" },
   { name: 'option', type: 'string', description: 'The option drawn (empty when unavailable)' },
