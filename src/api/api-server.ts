@@ -6,6 +6,7 @@
  * (`error-handler.ts`), authentication (`auth.ts`), validation (`validation.ts`).
  */
 
+import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Participant } from '../domain/participant.ts';
@@ -92,6 +93,8 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
 
   registerErrorHandling(app, log);
   registerShutdownRefusal(app);
+  // Parses `Cookie` before the access hook reads the dashboard session from it (hooks run in registration order).
+  void app.register(fastifyCookie);
   registerAuth(app, {
     access:
       options.access ??

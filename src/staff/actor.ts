@@ -11,8 +11,11 @@ export interface Actor {
   readonly tokenId: string | undefined;
   readonly role: Role | undefined;
   readonly permissions: ReadonlySet<Permission>;
-  /** The dashboard session it came through (CSRF token, sign-out, live streams). */
-  readonly session: { readonly idHash: string; readonly csrfToken: string } | undefined;
+  /**
+   * The dashboard session it came through (sign-out, live streams), with the secret its pages' CSRF tokens are made
+   * from (page-security.ts).
+   */
+  readonly session: { readonly idHash: string; readonly csrfSecret: string } | undefined;
 }
 
 declare module 'fastify' {

@@ -6,12 +6,14 @@
  * - `Authorization: Bearer pp_<id>_<secret>`: a personal token; refused once revoked, expired, or its owner
  *   deactivated. Its permissions are its scope's, bounded by its owner's role (permissions.ts).
  * - The `promptpipe_session` cookie (dashboard routes, and the reads marked `dashboardSession`): the browser holds a
- *   random id; the database holds its SHA-256. A session unused for `idleTimeoutMs` is gone. Time is the wall clock
- *   (`now`), not the study clock.
+ *   random id; the database holds its SHA-256 and the session's CSRF secret (page-security.ts checks the tokens made
+ *   from it). A session unused for `idleTimeoutMs` is gone. Time is the wall clock (`now`), not the study clock.
+ *   `@fastify/cookie` (registered by the API server) parses and writes the cookie.
  *
  * The server is protected when `PROMPTPIPE_API_TOKEN` is set or any staff account exists; otherwise everyone is an
  * admin ("open"), and a dashboard session exists only to carry a CSRF token.
  */
+import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ALL_PERMISSIONS, effectivePermissions, rolePermissions } from '../api/permissions.ts';
 import type { StaffRepository, StaffSessionRecord, StaffUser } from '../store/staff-store.ts';
@@ -65,14 +67,16 @@ export function createStaffAccess(options: StaffAccessOptions) {
       tokenId: undefined,
       role: user.role,
       permissions: rolePermissions(user.role, user.canIdentify),
-      session: session && { idHash: session.idHash, csrfToken: session.csrfToken },
+      session: session && { idHash: session.idHash, csrfSecret: session.csrfToken },
     };
   }
 
-  /** `request.protocol` follows X-Forwarded-Proto only when Fastify's trustProxy is on (it is not by default). */
-  function cookie(request: FastifyRequest, value: string, extra = ''): string {
-    const secure = request.protocol === 'https' || secureCookie ? '; Secure' : '';
-    return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict${secure}${extra}`;
+  /**
+   * The cookie's attributes, the same when it is set and when it is cleared (or a browser keeps the Secure one).
+   * `request.protocol` follows X-Forwarded-Proto only when Fastify's trustProxy is on (it is not by default).
+   */
+  function cookieOptions(request: FastifyRequest): CookieSerializeOptions {
+    return { path: '/', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https' || secureCookie };
   }
 
   function activeUser(user: StaffUser | undefined): user is StaffUser {
@@ -116,7 +120,7 @@ export function createStaffAccess(options: StaffAccessOptions) {
 
     /** The request's session actor; undefined without a valid one. Counts as use (idle expiry starts again). */
     async fromSession(request: FastifyRequest, signedInOnly = true): Promise<Actor | undefined> {
-      const id = readCookie(request, SESSION_COOKIE);
+      const id = request.cookies[SESSION_COOKIE];
       if (!id || !staff) return undefined;
       const session = await staff.getSession(digest(id));
       if (!session) return undefined;
@@ -127,7 +131,7 @@ export function createStaffAccess(options: StaffAccessOptions) {
       }
       // Every use, exactly: idle expiry is a promise to the staff, and one small write per page view is cheap.
       if (at > session.lastUsedAt) await staff.touchSession(session.idHash, at);
-      const withSession = { idHash: session.idHash, csrfToken: session.csrfToken };
+      const withSession = { idHash: session.idHash, csrfSecret: session.csrfToken };
       if (session.userId) {
         const user = await staff.getUser(session.userId);
         return activeUser(user) ? userActor(user, session) : undefined;
@@ -167,32 +171,19 @@ export function createStaffAccess(options: StaffAccessOptions) {
       // Expired sessions are dropped as new ones open: the table holds only live ones (and the rows are tiny).
       await staff.deleteSessionsUnusedSince(new Date(at.getTime() - options.idleTimeoutMs));
       await staff.createSession(session);
-      reply.header('set-cookie', cookie(request, id));
-      const withSession = { idHash: session.idHash, csrfToken: session.csrfToken };
+      reply.setCookie(SESSION_COOKIE, id, cookieOptions(request));
+      const withSession = { idHash: session.idHash, csrfSecret: session.csrfToken };
       if (user) return userActor(user, session);
       return { ...(signedIn ? API_TOKEN_ACTOR : openActor()), session: withSession };
     },
 
     /** Ends the request's session and clears its cookie; returns the ended session's id digest. */
     async signOut(request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> {
-      const id = readCookie(request, SESSION_COOKIE);
-      reply.header('set-cookie', cookie(request, '', '; Max-Age=0'));
+      const id = request.cookies[SESSION_COOKIE];
+      reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
       if (!id || !staff) return undefined;
       await staff.deleteSession(digest(id));
       return digest(id);
-    },
-
-    /** CSRF: the session's token, and an Origin (when the browser sends one) matching the Host. */
-    verifyStateChange(request: FastifyRequest, presentedCsrf: string | undefined): boolean {
-      const session = request.staffActor?.session;
-      if (!session || !presentedCsrf || !sameDigest(digest(session.csrfToken), digest(presentedCsrf))) return false;
-      const origin = request.headers.origin;
-      if (origin === undefined) return true;
-      try {
-        return new URL(origin).host === request.headers.host;
-      } catch {
-        return false;
-      }
     },
   };
 }
@@ -213,19 +204,4 @@ export function openActor(): Actor {
     permissions: ALL_PERMISSIONS,
     session: undefined,
   };
-}
-
-export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie ?? '';
-  for (const part of header.split(';')) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key === name) {
-      try {
-        return decodeURIComponent(rest.join('='));
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
 }

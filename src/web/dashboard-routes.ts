@@ -1,7 +1,7 @@
 /**
  * `/dashboard`: the study staff's pages and actions. Each route names the permission it needs; the access hook
  * (src/api/auth.ts) resolves the signed-in staff member from the session cookie and refuses the rest, before any
- * handler runs. Every POST verifies the CSRF token and the Origin. Sign-in, accounts, tokens and the audit trail are
+ * handler runs. Every POST verifies the CSRF token and the Origin (csrf.ts). Sign-in, accounts, tokens and the audit trail are
  * in staff-routes.ts and its siblings.
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -22,6 +22,7 @@ import type { TrialService } from '../trials/trial-service.ts';
 import { registerAdherenceRoutes } from './adherence-routes.ts';
 import { registerAlertInboxRoutes } from './alert-inbox-routes.ts';
 import { registerAssetRoutes } from './asset-routes.ts';
+import { registerCsrfProtection } from './csrf.ts';
 import { enrollPage, layout, type PageContext } from './dashboard-pages.ts';
 import { type DashboardRouteKit, routeNeeding } from './dashboard-route-kit.ts';
 import { registerEvalRatingRoutes } from './eval-rating-routes.ts';
@@ -88,6 +89,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
   return async (app) => {
     const live = options.live(app);
     addPageSecurityHeaders(app, 'same-origin');
+    await registerCsrfProtection(app);
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
       done(null, parseForm(String(body))),
     );
@@ -104,7 +106,7 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
         return undefined;
       }
       return {
-        csrfToken: session.csrfToken,
+        csrfToken: reply.generateCsrf(),
         signedIn: !isOpenActor(actor),
         staff: { label: actor.label, permissions: actor.permissions },
         clock: { now: clock.now(), manual: isManualClock(clock) },
@@ -121,22 +123,10 @@ export function createDashboardRoutes(options: DashboardOptions): FastifyPluginA
         .send(page);
     }
 
-    /** Runs a state-changing action: session + CSRF first, then redirect (POST/redirect/GET) or an error page. */
+    /** Runs a state-changing action (csrf.ts has checked its token): redirect (POST/redirect/GET) or an error page. */
     function action(handler: (form: Form, request: FastifyRequest) => Promise<string>) {
       return async (request: FastifyRequest, reply: FastifyReply) => {
         const form = (request.body ?? {}) as Form;
-        const csrf = form._csrf ?? (request.headers['x-csrf-token'] as string | undefined);
-        if (!access.verifyStateChange(request, csrf)) {
-          return sendPage(
-            reply,
-            layout(
-              'Refused',
-              undefined,
-              html`<p role="alert">This request was refused: sign in again and retry from the dashboard (missing or wrong CSRF token, or a cross-site origin).</p><p><a href="/dashboard">Dashboard</a></p>`,
-            ),
-            403,
-          );
-        }
         try {
           return reply.redirect(await handler(form, request), 303);
         } catch (error) {

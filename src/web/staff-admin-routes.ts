@@ -25,14 +25,10 @@ export function registerStaffAdminRoutes(
   const { accounts, access } = options;
   const staff = options.store.staff;
 
-  /** A state change answered with a page (a secret shown once): the CSRF rules of `action`, then `render`. */
+  /** A state change answered with a page (a secret shown once; csrf.ts has checked its token): `render`. */
   function showOnce(render: (form: Form, request: FastifyRequest, reply: FastifyReply) => Promise<string>) {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const form = (request.body ?? {}) as Form;
-      if (!access.verifyStateChange(request, form._csrf ?? (request.headers['x-csrf-token'] as string | undefined))) {
-        const refused = html`<p role="alert">This request was refused: sign in again and retry from the dashboard (missing or wrong CSRF token, or a cross-site origin).</p>`;
-        return kit.sendPage(reply, layout('Refused', undefined, refused), 403);
-      }
       try {
         return kit.sendPage(reply, await render(form, request, reply));
       } catch (error) {

@@ -89,7 +89,8 @@ describe('sign-in', () => {
     });
     expect(created.statusCode).toBe(200);
     expect(created.body).toContain('pi@study.example');
-    const adminCookie = cookieOf(created.headers['set-cookie']?.at(-1));
+    // One Set-Cookie: the new session's cookie replaces the API token session's.
+    const adminCookie = cookieOf([created.headers['set-cookie']].flat().at(-1));
     const again = await server.server.inject({
       method: 'GET',
       url: '/dashboard/users',

@@ -75,6 +75,11 @@ describe('dashboard sign-in and CSRF', () => {
     expect(
       (await form(`phone_number=%2B15551230001&_csrf=${csrf}`, { origin: 'https://evil.example' })).statusCode,
     ).toBe(403);
+    // A token is good only with the session it was made for.
+    const other = await signedInSession();
+    const crossed = await form(`phone_number=%2B15551230001&_csrf=${other.csrf}`);
+    expect(crossed.statusCode).toBe(403);
+    expect(crossed.body).toContain('missing or wrong CSRF token');
     expect(await app.store.participants.count()).toBe(0);
     const enrolled = await form(`phone_number=%2B15551230001&name=Bo&_csrf=${csrf}`, { origin: 'http://localhost' });
     expect(enrolled.statusCode).toBe(303);
