@@ -26,11 +26,13 @@ import { type AuthThrottle, createAuthThrottle } from './auth-throttle.ts';
 import { failure } from './envelope.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { handleClientError, handleFrameworkError, MAX_PARAM_LENGTH } from './framework-errors.ts';
+import { registerOpenApi } from './openapi.ts';
 import { registerAdminRoutes } from './routes/admin-routes.ts';
 import { type OriginalApiOptions, registerOriginalApiRoutes } from './routes/original/original-routes.ts';
 import { registerParticipantRoutes } from './routes/participant-routes.ts';
 import { type ResearchRouteOptions, registerResearchRoutes } from './routes/research-routes.ts';
 import { registerSystemRoutes } from './routes/system-routes.ts';
+import { plainJsonSerializerCompiler, zodValidatorCompiler } from './validation.ts';
 
 export interface ApiServerOptions {
   config: { api: Pick<Config['api'], 'host' | 'token' | 'bodyLimitBytes'> };
@@ -111,25 +113,31 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     warnIfUnprotected({ host: config.api.host, token: config.api.token, log });
   });
 
-  registerSystemRoutes(app, {
-    ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
-    ...(options.llmHealth ? { llmHealth: options.llmHealth } : {}),
-    store: options.store,
-    clock: options.clock,
-    metrics: options.metrics,
-    log,
-    version: options.version ?? '0.0.0',
-    ...(options.channelStates ? { channelStates: options.channelStates } : {}),
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(plainJsonSerializerCompiler);
+  registerOpenApi(app, { version: options.version ?? '0.0.0' });
+  // In a plugin, so that they are registered once the OpenAPI generator (a plugin itself) listens for routes.
+  void app.register(async (api) => {
+    registerSystemRoutes(api, {
+      ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
+      ...(options.llmHealth ? { llmHealth: options.llmHealth } : {}),
+      store: options.store,
+      clock: options.clock,
+      metrics: options.metrics,
+      log,
+      version: options.version ?? '0.0.0',
+      ...(options.channelStates ? { channelStates: options.channelStates } : {}),
+    });
+    registerParticipantRoutes(api, {
+      participants: options.participants,
+      ...(options.store.llmCalls ? { llmCalls: options.store.llmCalls } : {}),
+      chatUrlFor: options.chatUrlFor,
+      telegramLinkFor: options.telegramLinkFor,
+    });
+    registerAdminRoutes(api, { clock: options.clock, runner: options.runner });
+    if (options.research) registerResearchRoutes(api, { ...options.research, chatUrlFor: options.chatUrlFor });
+    if (options.originalApi) registerOriginalApiRoutes(api, options.originalApi);
   });
-  registerParticipantRoutes(app, {
-    participants: options.participants,
-    ...(options.store.llmCalls ? { llmCalls: options.store.llmCalls } : {}),
-    chatUrlFor: options.chatUrlFor,
-    telegramLinkFor: options.telegramLinkFor,
-  });
-  registerAdminRoutes(app, { clock: options.clock, runner: options.runner });
-  if (options.research) registerResearchRoutes(app, { ...options.research, chatUrlFor: options.chatUrlFor });
-  if (options.originalApi) registerOriginalApiRoutes(app, options.originalApi);
   for (const routes of options.channelRoutes ?? []) void app.register(routes);
   return app;
 }

@@ -8,7 +8,14 @@ export interface ApiEnvelope<Result = unknown> {
   result?: Result;
 }
 
-export function ok<Result>(result: Result, message?: string): ApiEnvelope<Result> {
+/** A successful answer (what the route schemas declare with `envelope`, openapi.ts). */
+export interface OkEnvelope<Result> {
+  status: 'ok';
+  message?: string;
+  result: Result;
+}
+
+export function ok<Result>(result: Result, message?: string): OkEnvelope<Result> {
   return message === undefined ? { status: 'ok', result } : { status: 'ok', message, result };
 }
 

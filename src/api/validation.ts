@@ -1,7 +1,10 @@
 /**
  * Request validation with zod. A failure becomes `AppError('invalid_input')` whose message names every offending
- * field and what is expected, so a client never has to guess (and never gets a 500).
+ * field and what is expected, so a client never has to guess (and never gets a 500). Routes declare their schemas
+ * (`schema: { body, querystring, params }`, typed by `fastify-type-provider-zod`) and Fastify validates them with
+ * `zodValidatorCompiler`; the OpenAPI document is generated from the same declarations (openapi.ts).
  */
+import type { FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
 import type { z } from 'zod';
 import { AppError } from '../domain/errors.ts';
 
@@ -39,3 +42,40 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unkn
   }
   return parsed.data;
 }
+
+/** How a message names the part of the request that failed. */
+const WHERE: Readonly<Record<string, string>> = {
+  body: 'request body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'headers',
+};
+
+/**
+ * Fastify's validator for the zod schemas routes declare (`schema: { body, querystring, params }`): the same
+ * `invalid_input` error, message and envelope as `parseInput`, before the handler runs; the handler gets the parsed
+ * value. An absent body is validated as `{}`, so that it reads "phone_number is required" like an empty one.
+ */
+export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
+  ({ schema, httpPart }) =>
+  (data) => {
+    const where = WHERE[httpPart ?? ''] ?? httpPart ?? 'request';
+    const input = httpPart === 'body' && (data === undefined || data === null) ? {} : data;
+    try {
+      return { value: parseInput(schema, input, where) };
+    } catch (error) {
+      return { error: error as Error };
+    }
+  };
+
+/**
+ * For a route whose declared body is documentation only: it is read and validated by the handler itself (a webhook
+ * checks its signature over the raw bytes first; the bulk import reads CSV or JSON).
+ */
+export const documentedOnly: FastifySchemaCompiler<unknown> = () => (data) => ({ value: data });
+
+/**
+ * Response schemas document the API; they are not enforced: responses are serialised as they are (as before the
+ * schemas existed), so a field the schema forgets is not silently dropped and no response pays for a validation.
+ */
+export const plainJsonSerializerCompiler: FastifySerializerCompiler<unknown> = () => (data) => JSON.stringify(data);

@@ -3,22 +3,30 @@
  * views and actions on their conversation. Thin: validate, call the participant service, shape the JSON.
  */
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Participant } from '../../domain/participant.ts';
 import type { ParticipantService } from '../../participants/participant-service.ts';
 import { callsById } from '../../research/provenance/provenance-view.ts';
 import type { LlmCallRepository } from '../../store/store.ts';
 import { ok } from '../envelope.ts';
+import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
 import {
   deleteQuerySchema,
+  deleteResultSchema,
   enrollmentBodySchema,
+  historyEntrySchema,
   historyQuerySchema,
   listQuerySchema,
   organiserMessageBodySchema,
+  organiserMessageResultSchema,
   participantIdParamsSchema,
+  participantSchema,
+  stateSchema,
   transitionBodySchema,
+  transitionResultSchema,
   updateBodySchema,
 } from '../schemas.ts';
-import { parseInput } from '../validation.ts';
 import { historyEntryJson, participantJson, stateJson } from '../views.ts';
 
 export const PARTICIPANTS_PATH = '/conversation/participants';
@@ -48,15 +56,30 @@ export function registerParticipantRoutes(
   },
 ): void {
   const { participants } = options;
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['participants'];
+  const params = participantIdParamsSchema;
+  const notFound = { 404: errorResponse('Unknown participant id') };
   const withChatUrl = async (participant: Participant) => {
     const json = participantJson(participant);
     const chatUrl = await options.chatUrlFor?.(participant);
     return chatUrl === undefined ? json : { ...json, chat_url: chatUrl };
   };
-  const idOf = (params: unknown): string => parseInput(participantIdParamsSchema, params, 'path').id;
 
-  app.post(PARTICIPANTS_PATH, { config: { permission: 'write' } }, async (request, reply) => {
-    const body = parseInput(enrollmentBodySchema, request.body, 'request body');
+  const enroll = {
+    operationId: 'enrollParticipant',
+    tags,
+    summary: 'Enroll a participant and send the greeting',
+    body: enrollmentBodySchema,
+    response: {
+      201: envelope('Enrolled', participantSchema),
+      ...COMMON_ERRORS,
+      409: errorResponse('The phone number is already enrolled'),
+      413: errorResponse('Body too large'),
+    },
+  };
+  api.post(PARTICIPANTS_PATH, { config: { permission: 'write' }, schema: enroll }, async (request, reply) => {
+    const body = request.body;
     const { phone_number: phoneNumber, ...details } = body;
     const participant = await participants.enroll({ phoneNumber, ...defined(details) }, { source: 'api' });
     const telegramLink = await options.telegramLinkFor?.(participant);
@@ -65,8 +88,15 @@ export function registerParticipantRoutes(
     return reply.code(201).send(ok(enrolled, 'Conversation participant enrolled successfully'));
   });
 
-  app.get(PARTICIPANTS_PATH, { config: { permission: 'read', auditRead: true } }, async (request) => {
-    const query = parseInput(listQuerySchema, request.query, 'query');
+  const list = {
+    operationId: 'listParticipants',
+    tags,
+    summary: 'List participants',
+    querystring: listQuerySchema,
+    response: { 200: envelope('Participants, oldest enrolment first', z.array(participantSchema)), ...COMMON_ERRORS },
+  };
+  api.get(PARTICIPANTS_PATH, { config: { permission: 'read', auditRead: true }, schema: list }, async (request) => {
+    const query = request.query;
     const list = await participants.list(query.status ? { status: query.status } : {});
     // One at a time: a web-chat participant without a link yet gets one issued (a write).
     const listed = [];
@@ -74,13 +104,28 @@ export function registerParticipantRoutes(
     return ok(listed);
   });
 
-  app.get(`${PARTICIPANTS_PATH}/:id`, { config: { permission: 'read' } }, async (request) =>
-    ok(await withChatUrl(await participants.get(idOf(request.params)))),
+  const one = {
+    operationId: 'getParticipant',
+    tags,
+    summary: 'One participant',
+    params,
+    response: { 200: envelope('The participant', participantSchema), ...COMMON_ERRORS, ...notFound },
+  };
+  api.get(`${PARTICIPANTS_PATH}/:id`, { config: { permission: 'read' }, schema: one }, async (request) =>
+    ok(await withChatUrl(await participants.get(request.params.id))),
   );
 
-  app.put(`${PARTICIPANTS_PATH}/:id`, { config: { permission: 'write' } }, async (request) => {
-    const id = idOf(request.params);
-    const body = parseInput(updateBodySchema, request.body, 'request body');
+  const update = {
+    operationId: 'updateParticipant',
+    tags,
+    summary: 'Partial update; leaving "active" cancels pending jobs and stops proactive messages',
+    params,
+    body: updateBodySchema,
+    response: { 200: envelope('Updated', participantSchema), ...COMMON_ERRORS, ...notFound },
+  };
+  api.put(`${PARTICIPANTS_PATH}/:id`, { config: { permission: 'write' }, schema: update }, async (request) => {
+    const id = request.params.id;
+    const body = request.body;
     const { status, ...details } = body;
     const updated = await participants.update(id, {
       ...defined(details),
@@ -89,9 +134,17 @@ export function registerParticipantRoutes(
     return ok(await withChatUrl(updated), 'Participant updated');
   });
 
-  app.delete(`${PARTICIPANTS_PATH}/:id`, { config: { permission: 'write' } }, async (request) => {
-    const id = idOf(request.params);
-    const query = parseInput(deleteQuerySchema, request.query, 'query');
+  const unregister = {
+    operationId: 'unregisterParticipant',
+    tags,
+    summary: 'Unregister: notice, cancel jobs, clear state, remove; the transcript is kept unless purge=true',
+    params,
+    querystring: deleteQuerySchema,
+    response: { 200: envelope('Unregistered', deleteResultSchema), ...COMMON_ERRORS, ...notFound },
+  };
+  api.delete(`${PARTICIPANTS_PATH}/:id`, { config: { permission: 'write' }, schema: unregister }, async (request) => {
+    const id = request.params.id;
+    const query = request.query;
     const purge = query.purge === 'true' || query.purge === '1';
     const { purgedEntries } = await participants.unregister(id, { purgeTranscript: purge });
     return ok(
@@ -100,21 +153,45 @@ export function registerParticipantRoutes(
     );
   });
 
-  app.get(`${PARTICIPANTS_PATH}/:id/history`, { config: { permission: 'read' } }, async (request) => {
-    const id = idOf(request.params);
-    const query = parseInput(historyQuerySchema, request.query, 'query');
+  const history = {
+    operationId: 'getParticipantHistory',
+    tags,
+    summary: 'The transcript, oldest first, paged',
+    params,
+    querystring: historyQuerySchema,
+    response: { 200: envelope('Transcript entries', z.array(historyEntrySchema)), ...COMMON_ERRORS, ...notFound },
+  };
+  api.get(`${PARTICIPANTS_PATH}/:id/history`, { config: { permission: 'read' }, schema: history }, async (request) => {
+    const id = request.params.id;
+    const query = request.query;
     const entries = await participants.history(id, defined(query));
     const calls = options.llmCalls ? await callsById(options.llmCalls, entries) : undefined;
     return ok(entries.map((entry) => historyEntryJson(entry, calls)));
   });
 
-  app.get(`${PARTICIPANTS_PATH}/:id/state`, { config: { permission: 'read' } }, async (request) =>
-    ok(stateJson(await participants.state(idOf(request.params)))),
+  const state = {
+    operationId: 'getParticipantState',
+    tags,
+    summary: 'Conversation state, profile, schedules, pending jobs and data keys',
+    params,
+    response: { 200: envelope('State', stateSchema), ...COMMON_ERRORS, ...notFound },
+  };
+  api.get(`${PARTICIPANTS_PATH}/:id/state`, { config: { permission: 'read' }, schema: state }, async (request) =>
+    ok(stateJson(await participants.state(request.params.id))),
   );
 
-  app.post(`${PARTICIPANTS_PATH}/:id/transition`, { config: { permission: 'write' } }, async (request) => {
-    const id = idOf(request.params);
-    const body = parseInput(transitionBodySchema, request.body, 'request body');
+  const transition = {
+    operationId: 'transitionParticipant',
+    tags,
+    summary: 'Admin override of the conversation sub-state (recorded as an event)',
+    params,
+    body: transitionBodySchema,
+    response: { 200: envelope('Transitioned', transitionResultSchema), ...COMMON_ERRORS, ...notFound },
+  };
+  const transitionPath = `${PARTICIPANTS_PATH}/:id/transition`;
+  api.post(transitionPath, { config: { permission: 'write' }, schema: transition }, async (request) => {
+    const id = request.params.id;
+    const body = request.body;
     const outcome = await participants.transition(id, {
       target: body.target_state,
       ...(body.reason ? { reason: body.reason } : {}),
@@ -125,9 +202,18 @@ export function registerParticipantRoutes(
     );
   });
 
-  app.post(`${PARTICIPANTS_PATH}/:id/messages`, { config: { permission: 'message' } }, async (request, reply) => {
-    const id = idOf(request.params);
-    const body = parseInput(organiserMessageBodySchema, request.body, 'request body');
+  const message = {
+    operationId: 'sendOrganiserMessage',
+    tags,
+    summary: 'Send an organiser message to the participant (recorded in the transcript)',
+    params,
+    body: organiserMessageBodySchema,
+    response: { 202: envelope('Queued for delivery', organiserMessageResultSchema), ...COMMON_ERRORS, ...notFound },
+  };
+  const messagesPath = `${PARTICIPANTS_PATH}/:id/messages`;
+  api.post(messagesPath, { config: { permission: 'message' }, schema: message }, async (request, reply) => {
+    const id = request.params.id;
+    const body = request.body;
     const sent = await participants.sendOrganiserMessage(id, body.text);
     return reply
       .code(202)

@@ -3,6 +3,7 @@
  * (Prometheus text) and `GET /openapi.json` (the API's OpenAPI 3 document).
  */
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { errorMessage } from '../../domain/errors.ts';
 import { ParticipantStatus } from '../../domain/participant.ts';
 import type { LlmHealth } from '../../llm/circuit-breaker-llm.ts';
@@ -10,7 +11,8 @@ import type { Log } from '../../observability/log.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { type Clock, systemClock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
-import { buildOpenApiDocument } from '../openapi-document.ts';
+import { COMMON_ERRORS } from '../openapi.ts';
+import { healthSchema } from '../schemas.ts';
 
 export function registerSystemRoutes(
   app: FastifyInstance,
@@ -29,7 +31,14 @@ export function registerSystemRoutes(
 ): void {
   const { store, clock, metrics, log } = options;
 
-  app.get('/health', { config: { public: true } }, async (_request, reply) => {
+  const operations = ['operations'];
+  const health = {
+    operationId: 'getHealth',
+    tags: operations,
+    summary: 'Liveness and database reachability (no token needed)',
+    response: { 200: healthSchema.describe('Healthy'), 503: healthSchema.describe('Database unreachable') },
+  };
+  app.get('/health', { config: { public: true }, schema: health }, async (_request, reply) => {
     // The wall clock, not the (possibly manual) study clock: health is about this process, now.
     const timestamp = systemClock.now().toISOString();
     try {
@@ -55,15 +64,29 @@ export function registerSystemRoutes(
     }
   });
 
-  app.get('/metrics', { config: { permission: 'read' } }, async (_request, reply) => {
+  const metricsSchema = {
+    operationId: 'getMetrics',
+    tags: operations,
+    summary: 'Prometheus metrics',
+    response: {
+      200: { description: 'Prometheus text format', content: { 'text/plain': { schema: z.string() } } },
+      401: COMMON_ERRORS[401],
+    },
+  };
+  app.get('/metrics', { config: { permission: 'read' }, schema: metricsSchema }, async (_request, reply) => {
     const text = await metrics.registry.metrics();
     return reply.type(metrics.registry.contentType).send(text);
   });
 
-  // Built once: the document does not change while the process runs.
-  let document: Record<string, unknown> | undefined;
-  app.get('/openapi.json', { config: { permission: 'read' } }, async () => {
-    document ??= buildOpenApiDocument({ version: options.version });
-    return document;
-  });
+  const documentSchema = {
+    operationId: 'getOpenApiDocument',
+    tags: operations,
+    summary: 'This document (generated from the routes by @fastify/swagger)',
+    response: {
+      200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: z.looseObject({}) } } },
+      401: COMMON_ERRORS[401],
+    },
+  };
+  // @fastify/swagger builds it once, on the first call: the routes do not change while the process runs.
+  app.get('/openapi.json', { config: { permission: 'read' }, schema: documentSchema }, async () => app.swagger());
 }
