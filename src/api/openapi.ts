@@ -14,12 +14,13 @@ import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fast
 import { z } from 'zod';
 import { participantSchema } from './schemas.ts';
 
-/** The schemas the document lists under `components.schemas` and refers to by `$ref`. */
-export const apiComponents = z.registry<{ id: string }>();
-
+/**
+ * The schemas the document lists under `components.schemas` and refers to by `$ref`: those with an `id` in zod's
+ * global registry (which also holds every `.describe()`; the document's descriptions come from there).
+ */
 export const errorEnvelopeSchema = z.object({ status: z.literal('error'), message: z.string() });
-apiComponents.add(errorEnvelopeSchema, { id: 'ErrorEnvelope' });
-apiComponents.add(participantSchema, { id: 'Participant' });
+z.globalRegistry.add(errorEnvelopeSchema, { id: 'ErrorEnvelope' });
+z.globalRegistry.add(participantSchema, { id: 'Participant' });
 
 /** The envelope `{status, message?, result}` of a successful answer, around a result schema. */
 export function envelope(description: string, result?: z.ZodType) {
@@ -69,7 +70,7 @@ function requestJsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
-const zodTransform = createJsonSchemaTransform({ schemaRegistry: apiComponents });
+const zodTransform = createJsonSchemaTransform({});
 
 function transform(input: TransformInput) {
   const { url, route } = input;
@@ -101,7 +102,7 @@ export function registerOpenApi(app: FastifyInstance, options: { version: string
         description:
           'LLM habit-coaching conversations for research studies. Every JSON response is an envelope ' +
           '{"status":"ok"|"error","message"?,"result"?}, except GET /health, GET /metrics, GET /openapi.json and ' +
-          'the original API\'s /timers.',
+          "the original API's /timers.",
       },
       security: [{ bearerAuth: [] }],
       components: {
@@ -134,6 +135,6 @@ export function registerOpenApi(app: FastifyInstance, options: { version: string
       },
     },
     transform: transform as never,
-    transformObject: createJsonSchemaTransformObject({ schemaRegistry: apiComponents }),
+    transformObject: createJsonSchemaTransformObject({}),
   });
 }

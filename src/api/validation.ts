@@ -69,10 +69,12 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
   };
 
 /**
- * For a route whose declared body is documentation only: it is read and validated by the handler itself (a webhook
- * checks its signature over the raw bytes first; the bulk import reads CSV or JSON).
+ * For a route whose declared body is documentation only: the handler reads and validates it itself (a webhook checks
+ * its signature over the raw bytes first; the bulk import reads CSV or JSON). Its other parts are validated as usual.
  */
-export const documentedOnly: FastifySchemaCompiler<unknown> = () => (data) => ({ value: data });
+// biome-ignore lint/suspicious/noExplicitAny: a route's compiler is typed by its whole schema; this one takes any.
+export const bodyDocumentedOnly: FastifySchemaCompiler<any> = (route) =>
+  route.httpPart === 'body' ? (data) => ({ value: data }) : zodValidatorCompiler(route);
 
 /**
  * Response schemas document the API; they are not enforced: responses are serialised as they are (as before the

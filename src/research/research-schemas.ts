@@ -1,7 +1,7 @@
 /** Request schemas of the research endpoints (export, import, broadcasts, stats). */
 import { z } from 'zod';
 import { PARTICIPANT_STATUSES } from '../domain/participant.ts';
-import { EXPORT_TABLES } from './export/export-types.ts';
+import { EXPORT_FORMATS, EXPORT_TABLES } from './export/export-types.ts';
 
 const flag = z.enum(['true', 'false', '1', '0'], { error: () => 'must be true or false' }).optional();
 
@@ -10,10 +10,10 @@ export function isTrue(value: string | undefined): boolean {
 }
 
 /** Every exported table, from the one list of them (a table added there is downloadable at once). */
-const EXPORT_FILE = new RegExp(`^(${EXPORT_TABLES.join('|')})\\.(csv|jsonl)$`);
+const EXPORT_FILES = EXPORT_TABLES.flatMap((table) => EXPORT_FORMATS.map((format) => `${table}.${format}`));
 
 export const exportParamsSchema = z.object({
-  file: z.string().regex(EXPORT_FILE, {
+  file: z.enum(EXPORT_FILES as [string, ...string[]], {
     error: () => `must be <table>.csv or <table>.jsonl with table ${EXPORT_TABLES.join(', ')}`,
   }),
 });

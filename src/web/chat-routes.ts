@@ -46,6 +46,8 @@ function notFound(reply: FastifyReply): FastifyReply {
     );
 }
 
+const tags = ['web chat'];
+
 export function createChatRoutes(options: ChatRoutesOptions): FastifyPluginAsync {
   const { store, participants, inbound, links } = options;
   return async (app) => {
@@ -54,6 +56,7 @@ export function createChatRoutes(options: ChatRoutesOptions): FastifyPluginAsync
     app.addHook('onClose', async () => stopListening());
     addPageSecurityHeaders(app, 'no-referrer');
     const publicRoute = { config: { public: true } };
+    const chat = (operationId: string, summary: string) => ({ ...publicRoute, schema: { operationId, tags, summary } });
 
     /**
      * The participant behind an active token; undefined too for a link left active by a deletion made before
@@ -70,15 +73,18 @@ export function createChatRoutes(options: ChatRoutesOptions): FastifyPluginAsync
       }
     }
 
-    app.get('/chat/:token', publicRoute, async (request, reply) => {
-      const { token } = request.params as { token: string };
-      const participant = await participantOf(token);
-      if (!participant) return notFound(reply);
-      const participantId = participant.id;
-      const transcript = await store.transcript.list(participantId, { limit: 200 });
-      const lastId = transcript.at(-1)?.id ?? 0;
-      const timeZone = chatTimeZone(participant);
-      const page = html`<!doctype html>
+    app.get(
+      '/chat/:token',
+      chat('getWebChatPage', 'The web chat page (HTML) of the participant the link names'),
+      async (request, reply) => {
+        const { token } = request.params as { token: string };
+        const participant = await participantOf(token);
+        if (!participant) return notFound(reply);
+        const participantId = participant.id;
+        const transcript = await store.transcript.list(participantId, { limit: 200 });
+        const lastId = transcript.at(-1)?.id ?? 0;
+        const timeZone = chatTimeZone(participant);
+        const page = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">
 <title>Your coach</title><link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head>
 <body class="chat-page"><main><h1>Hi${participant.name ? ` ${participant.name}` : ''}! Chat with your coach</h1>
@@ -86,13 +92,15 @@ export function createChatRoutes(options: ChatRoutesOptions): FastifyPluginAsync
 <p id="chat-closed" class="error" role="alert" hidden>This chat has closed. Reload the page; if the link no longer works, ask the study team for a new one.</p>
 <form id="chat-form"><label for="chat-input">Your message</label><textarea id="chat-input" name="text" rows="2" required maxlength="${MAX_MESSAGE_LENGTH}"></textarea><button type="submit">Send</button></form>
 </main><script src="/dashboard/assets/chat.js" defer></script></body></html>`;
-      return reply
-        .header('content-type', 'text/html; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .send(page.value);
-    });
+        return reply
+          .header('content-type', 'text/html; charset=utf-8')
+          .header('cache-control', 'no-store')
+          .send(page.value);
+      },
+    );
 
-    app.get('/chat/:token/live', publicRoute, async (request, reply) => {
+    const liveRoute = chat('streamWebChat', 'The chat\u2019s new entries as server-sent events (HTML fragments)');
+    app.get('/chat/:token/live', liveRoute, async (request, reply) => {
       const { token } = request.params as { token: string };
       const participant = await participantOf(token);
       if (!participant) return notFound(reply);
@@ -110,7 +118,8 @@ export function createChatRoutes(options: ChatRoutesOptions): FastifyPluginAsync
     });
 
     // JSON from the page's script; a cross-site form cannot send application/json without a CORS preflight.
-    app.post('/chat/:token/messages', publicRoute, async (request, reply) => {
+    const send = chat('sendWebChatMessage', 'A message from the participant: JSON {"text"} or {"poll_id", "option"}');
+    app.post('/chat/:token/messages', send, async (request, reply) => {
       const { token } = request.params as { token: string };
       const participantId = await links.resolve(token);
       if (!participantId) throw new AppError('not_found', 'this chat link is not valid');

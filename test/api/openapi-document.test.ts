@@ -13,28 +13,34 @@ const TOKEN = 'openapi-test-token';
 let app: Application;
 
 beforeAll(async () => {
-  app = await startTestApplication({
-    PROMPTPIPE_API_TOKEN: TOKEN,
-    PROMPTPIPE_CHANNEL: 'webhook,webchat,telegram,whatsapp-cloud,twilio',
-    TELEGRAM_BOT_TOKEN: '123456:abcdefghijklmnopqrstuvwxyz0123456789',
-    TELEGRAM_WEBHOOK_SECRET: 'webhook-secret_1',
-    WHATSAPP_CLOUD_ACCESS_TOKEN: 'token',
-    WHATSAPP_CLOUD_PHONE_NUMBER_ID: '123',
-    WHATSAPP_CLOUD_APP_SECRET: 'secret',
-    WHATSAPP_CLOUD_VERIFY_TOKEN: 'verify',
-    WHATSAPP_CLOUD_API_URL: 'http://127.0.0.1:9',
-    TWILIO_ACCOUNT_SID: 'AC1',
-    TWILIO_AUTH_TOKEN: 'auth',
-    TWILIO_FROM: 'whatsapp:+15550001111',
-    TWILIO_PUBLIC_URL: 'https://coach.example.org/',
-    // Not started: the channels' routes are registered either way, and telegram would call its API at start.
-  }, { start: false });
+  app = await startTestApplication(
+    {
+      PROMPTPIPE_API_TOKEN: TOKEN,
+      PROMPTPIPE_CHANNEL: 'webhook,webchat,telegram,whatsapp-cloud,twilio',
+      TELEGRAM_BOT_TOKEN: '123456:abcdefghijklmnopqrstuvwxyz0123456789',
+      TELEGRAM_WEBHOOK_SECRET: 'webhook-secret_1',
+      WHATSAPP_CLOUD_ACCESS_TOKEN: 'token',
+      WHATSAPP_CLOUD_PHONE_NUMBER_ID: '123',
+      WHATSAPP_CLOUD_APP_SECRET: 'secret',
+      WHATSAPP_CLOUD_VERIFY_TOKEN: 'verify',
+      WHATSAPP_CLOUD_API_URL: 'http://127.0.0.1:9',
+      TWILIO_ACCOUNT_SID: 'AC1',
+      TWILIO_AUTH_TOKEN: 'auth',
+      TWILIO_FROM: 'whatsapp:+15550001111',
+      TWILIO_PUBLIC_URL: 'https://coach.example.org/',
+      // Not started: the channels' routes are registered either way, and telegram would call its API at start.
+    },
+    { start: false },
+  );
 });
 afterAll(async () => {
   await app.server.close();
 });
 
-async function document(): Promise<Record<string, any>> {
+// biome-ignore lint/suspicious/noExplicitAny: a parsed JSON document, read by path.
+type Json = any;
+
+async function document(): Promise<Json> {
   const response = await app.server.inject({
     method: 'GET',
     url: '/openapi.json',
@@ -56,7 +62,7 @@ describe('GET /openapi.json', () => {
   it('has every route the server registers, each with a unique operationId, and no dashboard page', async () => {
     const served = await document();
     const operations = new Map<string, string | undefined>();
-    for (const [path, item] of Object.entries(served.paths as Record<string, Record<string, any>>)) {
+    for (const [path, item] of Object.entries(served.paths as Record<string, Record<string, Json>>)) {
       for (const [method, operation] of Object.entries(item)) {
         if (method !== 'parameters') operations.set(`${method.toUpperCase()} ${path}`, operation.operationId);
       }

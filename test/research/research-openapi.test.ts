@@ -24,5 +24,9 @@ it('documents every research endpoint the server serves in /openapi.json', async
     expect(document.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     expect(served).toContain(fragment);
   }
-  expect(document.paths['/export/{file}'].get.parameters[0].schema.enum).toContain('daily_outcomes.jsonl');
+  const file = document.paths['/export/{file}'].get.parameters.find(
+    (parameter: { name: string }) => parameter.name === 'file',
+  );
+  expect(file.in).toBe('path');
+  expect(file.schema.enum).toContain('daily_outcomes.jsonl');
 });

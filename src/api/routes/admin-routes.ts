@@ -4,12 +4,14 @@
  * endpoint answers 409: real time cannot be moved.
  */
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
 import { type Clock, isManualClock } from '../../scheduling/clock.ts';
 import type { JobRunner } from '../../scheduling/job-runner.ts';
 import { ok } from '../envelope.ts';
-import { clockBodySchema } from '../schemas.ts';
-import { parseInput } from '../validation.ts';
+import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
+import { clockBodySchema, clockResultSchema } from '../schemas.ts';
 
 export const CLOCK_PATH = '/admin/clock';
 
@@ -20,17 +22,39 @@ export function registerAdminRoutes(
   const { clock, runner } = options;
   const manual = isManualClock(clock);
 
-  app.get(CLOCK_PATH, { config: { permission: 'read' } }, async () =>
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['admin'];
+  const read = {
+    operationId: 'getClock',
+    tags,
+    summary: 'The current (study) time and the clock mode',
+    response: {
+      200: envelope('Clock', z.object({ now: z.string(), mode: z.enum(['system', 'manual']) })),
+      401: COMMON_ERRORS[401],
+    },
+  };
+  api.get(CLOCK_PATH, { config: { permission: 'read' }, schema: read }, async () =>
     ok({ now: clock.now().toISOString(), mode: manual ? 'manual' : 'system' }),
   );
 
   // Serialised: two overlapping advances would each run "everything due" and race on the same jobs.
   let advancing: Promise<unknown> = Promise.resolve();
-  app.post(CLOCK_PATH, { config: { permission: 'write' } }, async (request) => {
+  const advance = {
+    operationId: 'advanceClock',
+    tags,
+    summary: 'PROMPTPIPE_CLOCK=manual only: move time forward and run everything that became due',
+    body: clockBodySchema,
+    response: {
+      200: envelope('Everything due has finished', clockResultSchema),
+      ...COMMON_ERRORS,
+      409: errorResponse('The clock is not manual'),
+    },
+  };
+  api.post(CLOCK_PATH, { config: { permission: 'write' }, schema: advance }, async (request) => {
     if (!manual || !runner) {
       throw new AppError('conflict', 'the clock is not manual: start the server with PROMPTPIPE_CLOCK=manual');
     }
-    const body = parseInput(clockBodySchema, request.body, 'request body');
+    const body = request.body;
     const work = advancing.then(async () => {
       const now = clock.now();
       const target =

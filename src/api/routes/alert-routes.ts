@@ -5,15 +5,16 @@
  * their staff review.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
 import type { AlertService } from '../../safety/alert-service.ts';
 import type { Alert, AlertDelivery } from '../../store/safety-records.ts';
 import type { Store } from '../../store/store.ts';
 import { ok } from '../envelope.ts';
+import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
 import { permission } from '../route-permission.ts';
 import { staffActor } from '../staff-actor.ts';
-import { parseInput } from '../validation.ts';
 
 const listQuerySchema = z.object({
   status: z.enum(['open', 'acknowledged', 'resolved']).optional(),
@@ -23,6 +24,10 @@ const listQuerySchema = z.object({
 const idParamsSchema = z.object({ id: z.string().min(1) });
 const acknowledgeSchema = z.object({ note: z.string().trim().max(2000).optional() }).strict();
 const resolveSchema = z.object({ note: z.string().trim().min(1, 'a note is required').max(2000) }).strict();
+
+const tags = ['safety'];
+const alertSchema = z.looseObject({ id: z.string(), status: z.enum(['open', 'acknowledged', 'resolved']) });
+const unknownAlert = { 404: errorResponse('Unknown alert') };
 
 export function alertView(alert: Alert, deliveries: readonly AlertDelivery[]) {
   const time = (date: Date | undefined) => date?.toISOString() ?? null;
@@ -60,9 +65,20 @@ export function createAlertApiRoutes(options: {
 }): FastifyPluginAsync {
   const { store } = options;
   const view = async (alert: Alert) => alertView(alert, await store.alerts.deliveries(alert.id));
-  return async (app: FastifyInstance) => {
-    app.get('/alerts', permission('read'), async (request) => {
-      const query = parseInput(listQuerySchema, request.query, 'query');
+  return async (scope: FastifyInstance) => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    const list = {
+      operationId: 'listAlerts',
+      tags,
+      summary: 'Safety alerts, newest first, with the number still open',
+      querystring: listQuerySchema,
+      response: {
+        200: envelope('The alerts', z.object({ open: z.number().int(), alerts: z.array(alertSchema) })),
+        ...COMMON_ERRORS,
+      },
+    };
+    app.get('/alerts', { ...permission('read'), schema: list }, async (request) => {
+      const query = request.query;
       const alerts = await store.alerts.list({
         ...(query.status ? { status: query.status } : {}),
         ...(query.participant_id ? { participantId: query.participant_id } : {}),
@@ -71,23 +87,46 @@ export function createAlertApiRoutes(options: {
       return ok({ open: await store.alerts.countOpen(), alerts: await Promise.all(alerts.map(view)) });
     });
 
-    app.get('/alerts/:id', permission('read'), async (request) => {
-      const { id } = parseInput(idParamsSchema, request.params, 'path');
+    const one = {
+      operationId: 'getAlert',
+      tags,
+      summary: 'One alert with its deliveries to staff',
+      params: idParamsSchema,
+      response: { 200: envelope('The alert', alertSchema), ...COMMON_ERRORS, ...unknownAlert },
+    };
+    app.get('/alerts/:id', { ...permission('read'), schema: one }, async (request) => {
+      const { id } = request.params;
       const alert = await store.alerts.get(id);
       if (!alert) throw new AppError('not_found', `no alert with id ${id}`);
       return ok(await view(alert));
     });
 
-    app.post('/alerts/:id/acknowledge', permission('alerts'), async (request) => {
-      const { id } = parseInput(idParamsSchema, request.params, 'path');
-      const body = parseInput(acknowledgeSchema, request.body ?? {}, 'request body');
+    const acknowledge = {
+      operationId: 'acknowledgeAlert',
+      tags,
+      summary: 'Acknowledge an open alert, with an optional note',
+      params: idParamsSchema,
+      body: acknowledgeSchema,
+      response: { 200: envelope('Acknowledged', alertSchema), ...COMMON_ERRORS, ...unknownAlert },
+    };
+    app.post('/alerts/:id/acknowledge', { ...permission('alerts'), schema: acknowledge }, async (request) => {
+      const { id } = request.params;
+      const body = request.body;
       const alert = await options.alerts.acknowledge(id, staffActor(request), body.note || undefined);
       return ok(await view(alert));
     });
 
-    app.post('/alerts/:id/resolve', permission('alerts'), async (request) => {
-      const { id } = parseInput(idParamsSchema, request.params, 'path');
-      const body = parseInput(resolveSchema, request.body ?? {}, 'request body');
+    const resolve = {
+      operationId: 'resolveAlert',
+      tags,
+      summary: 'Resolve an alert, with a note saying how',
+      params: idParamsSchema,
+      body: resolveSchema,
+      response: { 200: envelope('Resolved', alertSchema), ...COMMON_ERRORS, ...unknownAlert },
+    };
+    app.post('/alerts/:id/resolve', { ...permission('alerts'), schema: resolve }, async (request) => {
+      const { id } = request.params;
+      const body = request.body;
       const alert = await options.alerts.resolve(id, staffActor(request), body.note);
       return ok(await view(alert));
     });

@@ -3,10 +3,13 @@
  * (progress: queued, sent, failed, skipped).
  */
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { BroadcastProgress, BroadcastService } from '../../research/broadcasts/broadcast-service.ts';
+import { broadcastProgressSchema } from '../../research/research-result-schemas.ts';
 import { broadcastBodySchema } from '../../research/research-schemas.ts';
 import { ok } from '../envelope.ts';
-import { parseInput } from '../validation.ts';
+import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
 
 export const BROADCASTS_PATH = '/conversation/broadcasts';
 
@@ -31,9 +34,22 @@ export function registerBroadcastRoutes(
   options: { broadcasts: BroadcastService; ratePerMinute: number },
 ): void {
   const { broadcasts, ratePerMinute } = options;
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['research'];
 
-  app.post(BROADCASTS_PATH, { config: { permission: 'message' } }, async (request, reply) => {
-    const body = parseInput(broadcastBodySchema, request.body, 'request body');
+  const create = {
+    operationId: 'createBroadcast',
+    tags,
+    summary: 'Send a message to every matching participant, paced by BROADCAST_RATE; withdrawn participants never',
+    body: broadcastBodySchema,
+    response: {
+      200: envelope('Dry run: the recipients', z.looseObject({})),
+      202: envelope('Queued', broadcastProgressSchema),
+      ...COMMON_ERRORS,
+    },
+  };
+  api.post(BROADCASTS_PATH, { config: { permission: 'message' }, schema: create }, async (request, reply) => {
+    const body = request.body;
     const created = await broadcasts.create({
       text: body.text,
       status: body.status,
@@ -60,8 +76,19 @@ export function registerBroadcastRoutes(
     );
   });
 
-  app.get(`${BROADCASTS_PATH}/:id`, { config: { permission: 'read' } }, async (request) => {
-    const id = String((request.params as { id: string }).id);
+  const progress = {
+    operationId: 'getBroadcast',
+    tags,
+    summary: 'Progress of a broadcast',
+    params: z.object({ id: z.string() }),
+    response: {
+      200: envelope('Progress', broadcastProgressSchema),
+      ...COMMON_ERRORS,
+      404: errorResponse('Unknown broadcast'),
+    },
+  };
+  api.get(`${BROADCASTS_PATH}/:id`, { config: { permission: 'read' }, schema: progress }, async (request) => {
+    const id = request.params.id;
     return ok(progressJson(await broadcasts.progress(id), ratePerMinute));
   });
 }

@@ -6,7 +6,10 @@
  * two accepted ones.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import {
+  IMPORT_COLUMNS,
   type ImportReadOptions,
   type ImportRow,
   readCsvImport,
@@ -19,9 +22,11 @@ import {
   importOutcomeJson,
   importSummary,
 } from '../../research/import/import-service.ts';
+import { importResultSchema } from '../../research/research-result-schemas.ts';
 import { importQuerySchema, isTrue } from '../../research/research-schemas.ts';
 import { ok } from '../envelope.ts';
-import { parseInput } from '../validation.ts';
+import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
+import { bodyDocumentedOnly } from '../validation.ts';
 import type { ChatUrlFor } from './participant-routes.ts';
 
 export const IMPORT_PATH = '/conversation/participants/import';
@@ -68,8 +73,43 @@ export function registerImportRoutes(
     // type, or none (`rowsOf` decides), and text/plain instead of Fastify's own string parser.
     scope.removeContentTypeParser('text/plain');
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    scope.post(IMPORT_PATH, { config: { permission: 'write' } }, async (request, reply) => {
-      const query = parseInput(importQuerySchema, request.query, 'query');
+    const schema = {
+      operationId: 'importParticipants',
+      tags: ['research'],
+      summary: `Bulk enrollment from CSV or a JSON array (columns ${IMPORT_COLUMNS.join(', ')}); greetings paced by ENROLL_GREETING_RATE`,
+      querystring: importQuerySchema,
+      // Read by `rowsOf` (CSV or JSON, every row checked and reported), not by Fastify's validator.
+      body: {
+        content: {
+          'text/csv': { schema: z.string() },
+          'application/json': {
+            schema: z.array(
+              z.object(Object.fromEntries(IMPORT_COLUMNS.map((column) => [column, z.string().optional()]))),
+            ),
+          },
+        },
+      },
+      response: {
+        200: envelope('Imported (or validated, with dry_run)', importResultSchema),
+        400: {
+          description: 'Invalid rows (result.errors lists row, field, problem; nothing enrolled) or an unreadable file',
+          content: {
+            'application/json': {
+              schema: z.object({
+                status: z.literal('error'),
+                message: z.string(),
+                result: importResultSchema.optional(),
+              }),
+            },
+          },
+        },
+        401: COMMON_ERRORS[401],
+        415: errorResponse('A content type other than CSV or JSON'),
+      },
+    };
+    const route = { config: { permission: 'write' as const }, schema, validatorCompiler: bodyDocumentedOnly };
+    scope.withTypeProvider<ZodTypeProvider>().post(IMPORT_PATH, route, async (request, reply) => {
+      const query = request.query;
       const rows = rowsOf(request, { extraColumns: options.imports.extraColumns });
       const outcome = await options.imports.run(rows, {
         partial: isTrue(query.partial),

@@ -4,12 +4,13 @@
  * no proactive message; their own messages are still answered unless `PAUSE_ANSWERS_MESSAGES=false`.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PauseService } from '../../participants/pause-service.ts';
 import { ok } from '../envelope.ts';
+import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
 import { permission } from '../route-permission.ts';
 import { staffActor } from '../staff-actor.ts';
-import { parseInput } from '../validation.ts';
 
 const paramsSchema = z.object({ id: z.string().min(1) });
 const pauseSchema = z
@@ -18,18 +19,45 @@ const pauseSchema = z
   })
   .strict();
 
+const tags = ['participants'];
+const unknownParticipant = { 404: errorResponse('Unknown participant id') };
+
 export function createPauseApiRoutes(options: { pauses: PauseService }): FastifyPluginAsync {
   const base = '/conversation/participants/:id';
-  return async (app: FastifyInstance) => {
-    app.post(`${base}/pause`, permission('write'), async (request) => {
-      const { id } = parseInput(paramsSchema, request.params, 'path');
-      const body = parseInput(pauseSchema, request.body ?? {}, 'request body');
+  return async (scope: FastifyInstance) => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    const pause = {
+      operationId: 'pauseParticipant',
+      tags,
+      summary: 'Pause the coach (vacation mode), until resume_on or until resumed',
+      params: paramsSchema,
+      body: pauseSchema,
+      response: {
+        200: envelope('Paused', z.object({ id: z.string(), status: z.string(), resume_on: z.string().nullable() })),
+        ...COMMON_ERRORS,
+        ...unknownParticipant,
+      },
+    };
+    app.post(`${base}/pause`, { ...permission('write'), schema: pause }, async (request) => {
+      const { id } = request.params;
+      const body = request.body;
       const participant = await options.pauses.pause(id, body.resume_on, staffActor(request));
       return ok({ id: participant.id, status: participant.status, resume_on: body.resume_on ?? null });
     });
 
-    app.post(`${base}/resume`, permission('write'), async (request) => {
-      const { id } = parseInput(paramsSchema, request.params, 'path');
+    const resume = {
+      operationId: 'resumeParticipant',
+      tags,
+      summary: 'Resume a paused participant now',
+      params: paramsSchema,
+      response: {
+        200: envelope('Resumed', z.object({ id: z.string(), status: z.string() })),
+        ...COMMON_ERRORS,
+        ...unknownParticipant,
+      },
+    };
+    app.post(`${base}/resume`, { ...permission('write'), schema: resume }, async (request) => {
+      const { id } = request.params;
       const participant = await options.pauses.resume(id, staffActor(request));
       return ok({ id: participant.id, status: participant.status });
     });

@@ -4,13 +4,15 @@
  * dates (YYYY-MM-DD, `to` inclusive) or ISO 8601 instants (`to` exclusive).
  */
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError } from '../../domain/errors.ts';
 import { parseSince } from '../../research/export/export-filter.ts';
+import { statsResultSchema } from '../../research/research-result-schemas.ts';
 import { statsQuerySchema } from '../../research/research-schemas.ts';
 import { computeStudyStats } from '../../research/stats/study-stats.ts';
 import type { Store } from '../../store/store.ts';
 import { ok } from '../envelope.ts';
-import { parseInput } from '../validation.ts';
+import { COMMON_ERRORS, envelope } from '../openapi.ts';
 import { originalResponseStats } from './original/record-routes.ts';
 
 const DAY_MS = 86_400_000;
@@ -27,8 +29,16 @@ function parseBound(value: string | undefined, name: string, endOfDay: boolean):
 }
 
 export function registerStatsRoutes(app: FastifyInstance, options: { store: Store }): void {
-  app.get('/stats', { config: { dashboardSession: true, permission: 'export' } }, async (request) => {
-    const query = parseInput(statsQuerySchema, request.query, 'query');
+  const schema = {
+    operationId: 'getStudyStats',
+    tags: ['research'],
+    summary: 'Study statistics over the range and per UTC day',
+    querystring: statsQuerySchema,
+    response: { 200: envelope('Statistics', statsResultSchema), ...COMMON_ERRORS },
+  };
+  const config = { dashboardSession: true, permission: 'export' } as const;
+  app.withTypeProvider<ZodTypeProvider>().get('/stats', { config, schema }, async (request) => {
+    const query = request.query;
     const from = parseBound(query.from, 'from', false);
     const to = parseBound(query.to, 'to', true);
     if (from && to && to <= from) throw new AppError('invalid_input', 'to must be after from');

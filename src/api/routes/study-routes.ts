@@ -5,13 +5,14 @@
  * `POST /conversation/participants/:id/arm` (a staff override of the arm, with a reason).
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { setAuditDetail } from '../../staff/audit-trail.ts';
 import type { Decision } from '../../store/decisions.ts';
 import type { RandomisationPause } from '../../trials/randomisation-pause.ts';
 import type { AllocationReport, TrialService } from '../../trials/trial-service.ts';
 import { ok } from '../envelope.ts';
-import { parseInput } from '../validation.ts';
+import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
 import { PARTICIPANTS_PATH } from './participant-routes.ts';
 
 const overrideBody = z.strictObject({
@@ -24,6 +25,15 @@ const participantParams = z.object({ id: z.string().min(1) });
 const reasonBody = z.strictObject({
   reason: z.string().trim().min(1, 'must not be empty: a pause of randomisation is audited').max(1000),
 });
+
+const randomisationState = z
+  .object({
+    paused: z.boolean(),
+    changed_at: z.string().nullable(),
+    changed_by: z.string().nullable(),
+    reason: z.string().nullable(),
+  })
+  .nullable();
 
 export function randomisationJson(state: RandomisationPause) {
   return {
@@ -89,27 +99,91 @@ function reportJson(report: AllocationReport) {
 
 export function createStudyRoutes(options: { trials: TrialService }): FastifyPluginAsync {
   const { trials } = options;
-  return async (app) => {
-    app.get('/study', { config: { permission: 'read' } }, async () => {
+  const tags = ['trial'];
+  const unauthorized = { 401: COMMON_ERRORS[401] };
+  const studySchema = {
+    operationId: 'getStudy',
+    tags,
+    summary: 'The study design in force (STUDY_DESIGN_FILE) and its SHA-256 hash; both null without a design',
+    response: {
+      200: envelope('The design', z.object({ design: z.looseObject({}).nullable(), hash: z.string().nullable() })),
+      ...unauthorized,
+    },
+  };
+  const allocationsSchema = {
+    operationId: 'getAllocationReport',
+    tags,
+    summary: 'The allocation report: counts per arm and per stratum, each stratum\u2019s block progress',
+    response: { 200: envelope('The report; null without a design', z.looseObject({}).nullable()), ...unauthorized },
+  };
+  const randomisationSchema = {
+    operationId: 'getRandomisationState',
+    tags,
+    summary: 'Whether the draws at decision points are paused by staff, and the last change (who, when, why)',
+    response: { 200: envelope('The state; null without a design', randomisationState), ...unauthorized },
+  };
+  const changeRandomisationSchema = (action: 'pause' | 'resume') => ({
+    operationId: action === 'pause' ? 'pauseRandomisation' : 'resumeRandomisation',
+    tags,
+    summary:
+      action === 'pause'
+        ? 'Pause the draws at decision points: each still gets its decision row, unavailable (randomisation_paused)'
+        : 'Resume the draws at decision points',
+    body: reasonBody,
+    response: {
+      200: envelope('The state after the change', randomisationState),
+      400: errorResponse('Empty reason, or no study design loaded'),
+      ...unauthorized,
+      409: errorResponse(action === 'pause' ? 'Randomisation is already paused' : 'Randomisation is already running'),
+    },
+  });
+  const decisionsSchema = {
+    operationId: 'listDecisions',
+    tags,
+    summary: 'The participant\u2019s decision point decisions (one per moment), oldest first',
+    params: participantParams,
+    response: {
+      200: envelope('The decisions', z.array(z.looseObject({}))),
+      ...unauthorized,
+      404: errorResponse('Unknown participant id'),
+    },
+  };
+  const overrideSchema = {
+    operationId: 'overrideArm',
+    tags,
+    summary: 'Staff override of a participant\u2019s arm, with a reason (recorded as an arm-overridden event)',
+    params: participantParams,
+    body: overrideBody,
+    response: {
+      200: envelope('The allocation after the override', z.looseObject({})),
+      400: errorResponse('Unknown arm, empty reason, or no study design loaded'),
+      ...unauthorized,
+      404: errorResponse('The participant has no allocation'),
+    },
+  };
+  return async (scope) => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    app.get('/study', { config: { permission: 'read' }, schema: studySchema }, async () => {
       const study = trials.study;
       // Without a design the server runs as before: one implicit arm, nothing allocated, nothing to hash.
       return ok(study ? { design: study.design, hash: study.hash } : { design: null, hash: null });
     });
 
     // `admin`: block progress tells whoever knows a block's size what its remaining allocations are.
-    app.get('/study/allocations', { config: { permission: 'admin' } }, async () => {
+    app.get('/study/allocations', { config: { permission: 'admin' }, schema: allocationsSchema }, async () => {
       const report = await trials.report();
       return ok(report ? reportJson(report) : null);
     });
 
-    app.get('/study/randomisation', { config: { permission: 'read' } }, async () => {
+    app.get('/study/randomisation', { config: { permission: 'read' }, schema: randomisationSchema }, async () => {
       const state = await trials.randomisation();
       return ok(state ? randomisationJson(state) : null);
     });
 
     for (const action of ['pause', 'resume'] as const) {
-      app.post(`/study/randomisation/${action}`, { config: { permission: 'admin' } }, async (request) => {
-        const body = parseInput(reasonBody, request.body, 'request body');
+      const schema = changeRandomisationSchema(action);
+      app.post(`/study/randomisation/${action}`, { config: { permission: 'admin' }, schema }, async (request) => {
+        const body = request.body;
         setAuditDetail(request, JSON.stringify({ reason: body.reason }));
         const state = await trials.changeRandomisation({
           paused: action === 'pause',
@@ -120,14 +194,16 @@ export function createStudyRoutes(options: { trials: TrialService }): FastifyPlu
       });
     }
 
-    app.get(`${PARTICIPANTS_PATH}/:id/decisions`, { config: { permission: 'read' } }, async (request) => {
-      const { id } = parseInput(participantParams, request.params, 'path');
+    const decisionsPath = `${PARTICIPANTS_PATH}/:id/decisions`;
+    app.get(decisionsPath, { config: { permission: 'read' }, schema: decisionsSchema }, async (request) => {
+      const { id } = request.params;
       return ok((await trials.decisions(id)).map(decisionJson));
     });
 
-    app.post(`${PARTICIPANTS_PATH}/:id/arm`, { config: { permission: 'admin' } }, async (request) => {
-      const { id } = parseInput(participantParams, request.params, 'path');
-      const body = parseInput(overrideBody, request.body, 'request body');
+    const armPath = `${PARTICIPANTS_PATH}/:id/arm`;
+    app.post(armPath, { config: { permission: 'admin' }, schema: overrideSchema }, async (request) => {
+      const { id } = request.params;
+      const body = request.body;
       const allocation = await trials.overrideArm(id, {
         armId: body.arm,
         reason: body.reason,

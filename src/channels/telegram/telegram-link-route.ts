@@ -19,7 +19,15 @@ export function createTelegramLinkRoutes(options: {
   return async (app: FastifyInstance) => {
     app.post(
       '/conversation/participants/:id/telegram-link',
-      { config: { permission: 'write' } },
+      {
+        config: { permission: 'write' },
+        schema: {
+          operationId: 'createTelegramLink',
+          tags: ['participants'],
+          summary: 'A new one-time Telegram deep link for a participant enrolled on the telegram channel',
+          params: participantIdParamsSchema,
+        },
+      },
       async (request, reply) => {
         const { id } = parseInput(participantIdParamsSchema, request.params, 'path');
         const participant = await options.participants.get(id);

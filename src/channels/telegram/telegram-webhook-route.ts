@@ -24,7 +24,12 @@ export function createTelegramRoutes(options: {
   handleUpdate: (update: unknown) => Promise<void>;
 }): FastifyPluginAsync {
   return async (app: FastifyInstance) => {
-    app.post(TELEGRAM_WEBHOOK_PATH, { config: { public: true } }, async (request, reply) => {
+    const schema = {
+      operationId: 'receiveTelegramUpdate',
+      tags: ['channels'],
+      summary: 'Telegram: a bot update (X-Telegram-Bot-Api-Secret-Token checked)',
+    };
+    app.post(TELEGRAM_WEBHOOK_PATH, { config: { public: true }, schema }, async (request, reply) => {
       if (!isTelegramSecret(options.secret, request.headers[TELEGRAM_SECRET_HEADER])) {
         return reply
           .code(401)

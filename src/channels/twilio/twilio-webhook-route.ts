@@ -37,7 +37,13 @@ export function createTwilioRoutes(options: {
       return verifyTwilioSignature(authToken, `${publicUrl}${path}`, params, signature) ? params : undefined;
     }
 
-    app.post(TWILIO_MESSAGES_PATH, { config: { public: true } }, async (request, reply) => {
+    const tags = ['channels'];
+    const messages = {
+      operationId: 'receiveTwilioMessage',
+      tags,
+      summary: 'Twilio: an inbound message (signed form post)',
+    };
+    app.post(TWILIO_MESSAGES_PATH, { config: { public: true }, schema: messages }, async (request, reply) => {
       const params = signedParams(request.body, request.headers[TWILIO_SIGNATURE_HEADER], TWILIO_MESSAGES_PATH);
       if (!params) return reply.code(403).send(failure('missing or wrong X-Twilio-Signature'));
       const message = parseTwilioMessage(params);
@@ -52,7 +58,8 @@ export function createTwilioRoutes(options: {
       return reply.code(200).type('text/xml').send(EMPTY_TWIML);
     });
 
-    app.post(TWILIO_STATUS_PATH, { config: { public: true } }, async (request, reply) => {
+    const status = { operationId: 'receiveTwilioStatus', tags, summary: 'Twilio: a delivery status callback (signed)' };
+    app.post(TWILIO_STATUS_PATH, { config: { public: true }, schema: status }, async (request, reply) => {
       const params = signedParams(request.body, request.headers[TWILIO_SIGNATURE_HEADER], TWILIO_STATUS_PATH);
       if (!params) return reply.code(403).send(failure('missing or wrong X-Twilio-Signature'));
       const receipt = parseTwilioStatus(params);

@@ -13,10 +13,12 @@
  * authenticate by signature.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
 import { isLoopbackHost } from '../../api/auth.ts';
 import { failure } from '../../api/envelope.ts';
+import { errorResponse } from '../../api/openapi.ts';
 import { webhookInboundBodySchema } from '../../api/schemas.ts';
-import { parseInput } from '../../api/validation.ts';
+import { bodyDocumentedOnly, parseInput } from '../../api/validation.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Log } from '../../observability/log.ts';
 import { type Clock, systemClock } from '../../scheduling/clock.ts';
@@ -80,7 +82,32 @@ export function createWebhookInboundRoutes(options: WebhookInboundRouteOptions):
       warnIfWebhookUnsigned({ host: options.host, secret, log });
     });
 
-    app.post(WEBHOOK_INBOUND_PATH, { config: { public: true } }, async (request, reply) => {
+    // The body is validated by the handler, after the signature over its raw bytes: only documented here.
+    const schema = {
+      operationId: 'receiveWebhookMessage',
+      tags: ['channels'],
+      summary: 'Inbound participant message for the webhook channel',
+      security: [{}, { webhookSignature: [], webhookTimestamp: [] }],
+      body: webhookInboundBodySchema,
+      response: {
+        202: {
+          description:
+            'Durably recorded; processed afterwards. A repeated id (or, signed without one, the same signed ' +
+            'request) is acknowledged and ignored. A sender who is not enrolled gets the same answer: only ' +
+            'logged, not processed (unless AUTO_ENROLL_NEW_USERS=true).',
+          content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } },
+        },
+        400: errorResponse(
+          'Invalid payload or phone number, or a timestamp outside PROMPTPIPE_WEBHOOK_TOLERANCE of the server clock',
+        ),
+        401: errorResponse(
+          'Missing or wrong X-PromptPipe-Signature, a signature that covers no time, or an ' +
+            'X-PromptPipe-Timestamp outside PROMPTPIPE_WEBHOOK_TOLERANCE (when PROMPTPIPE_WEBHOOK_SECRET is set)',
+        ),
+      },
+    };
+    const route = { config: { public: true }, schema, validatorCompiler: bodyDocumentedOnly };
+    app.post(WEBHOOK_INBOUND_PATH, route, async (request, reply) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const signed = secret ? authenticate(secret, raw, request.headers) : undefined;
       if (signed && !signed.ok) return reply.code(401).send(failure(signed.message));

@@ -30,7 +30,13 @@ export function createWhatsAppCloudRoutes(options: {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-    app.get(WHATSAPP_CLOUD_WEBHOOK_PATH, { config: { public: true } }, async (request, reply) => {
+    const tags = ['channels'];
+    const verify = {
+      operationId: 'verifyWhatsAppCloudWebhook',
+      tags,
+      summary: 'WhatsApp Cloud API: the subscription check (hub.challenge echoed for the verify token)',
+    };
+    app.get(WHATSAPP_CLOUD_WEBHOOK_PATH, { config: { public: true }, schema: verify }, async (request, reply) => {
       const query = request.query as Record<string, string | undefined>;
       if (query['hub.mode'] === 'subscribe' && query['hub.verify_token'] === verifyToken && query['hub.challenge']) {
         return reply.code(200).type('text/plain').send(query['hub.challenge']);
@@ -38,7 +44,12 @@ export function createWhatsAppCloudRoutes(options: {
       return reply.code(403).send(failure('wrong hub.verify_token or hub.mode (expected subscribe)'));
     });
 
-    app.post(WHATSAPP_CLOUD_WEBHOOK_PATH, { config: { public: true } }, async (request, reply) => {
+    const receive = {
+      operationId: 'receiveWhatsAppCloudWebhook',
+      tags,
+      summary: 'WhatsApp Cloud API: inbound messages and delivery statuses (signed)',
+    };
+    app.post(WHATSAPP_CLOUD_WEBHOOK_PATH, { config: { public: true }, schema: receive }, async (request, reply) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const header = request.headers[WHATSAPP_SIGNATURE_HEADER];
       if (!verifyWhatsAppSignature(appSecret, raw, Array.isArray(header) ? header[0] : header)) {

@@ -5,6 +5,14 @@
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.ts';
 import { originalScheduleSchema } from '../../../original/original-prompt.ts';
+import { COMMON_ERRORS, errorResponse } from '../../openapi.ts';
+
+/** The OpenAPI tag and common errors of the original API's operations. */
+export const ORIGINAL_TAGS = ['original'];
+export const ORIGINAL_ERRORS = {
+  400: errorResponse('Invalid input: the message says which field and why (and how to write a phone number)'),
+  401: COMMON_ERRORS[401],
+};
 
 const instant = z.string().max(40).optional().describe('Unix seconds, a date (YYYY-MM-DD, UTC) or an ISO 8601 time');
 

@@ -8,6 +8,8 @@
  * for delivery (the outbox retries), not handed to WhatsApp.
  */
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { AppError } from '../../../domain/errors.ts';
 import type { NewId } from '../../../domain/ids.ts';
 import { toE164 } from '../../../domain/phone.ts';
@@ -25,7 +27,8 @@ import type { OriginalSender } from '../../../original/original-sender.ts';
 import type { Clock } from '../../../scheduling/clock.ts';
 import type { Store } from '../../../store/store.ts';
 import { ok } from '../../envelope.ts';
-import { parseInput } from '../../validation.ts';
+import { envelope, errorResponse } from '../../openapi.ts';
+import { ORIGINAL_ERRORS, ORIGINAL_TAGS } from './original-schemas.ts';
 
 export interface PromptRouteOptions {
   store: Store;
@@ -43,10 +46,9 @@ export interface PromptRouteOptions {
 
 /** The recipient (E.164) and the content of a valid prompt, or a 400 naming the first problem. */
 function checkedPrompt(
-  body: unknown,
+  prompt: OriginalPrompt,
   defaultCountry: string,
 ): { prompt: OriginalPrompt; to: string; content: PromptContent } {
-  const prompt = parseInput(originalPromptSchema, body ?? {}, 'request body');
   if (!prompt.to?.trim()) throw new AppError('invalid_input', 'to is required: the recipient phone number');
   const to = toE164(prompt.to, defaultCountry, 'to');
   const content = promptContent(prompt);
@@ -63,8 +65,21 @@ function setFields(schedule: OriginalScheduleInput): OriginalSchedule {
 
 export function registerPromptRoutes(app: FastifyInstance, options: PromptRouteOptions): void {
   const { store, sender, clock } = options;
-
-  app.post('/send', { config: { permission: 'message' } }, async (request) => {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const withdrawn = { 409: errorResponse('The participant has withdrawn (opted out)') };
+  const send = {
+    operationId: 'sendPrompt',
+    tags: ORIGINAL_TAGS,
+    summary: 'Send a prompt now (static, genai, branch, custom); the recipient is enrolled if unknown',
+    body: originalPromptSchema,
+    response: {
+      200: envelope('Recorded in the transcript and queued for delivery ("Message sent successfully")', z.unknown()),
+      ...ORIGINAL_ERRORS,
+      ...withdrawn,
+      500: errorResponse('The model failed to generate a genai prompt'),
+    },
+  };
+  api.post('/send', { config: { permission: 'message' }, schema: send }, async (request) => {
     const { to, content } = checkedPrompt(request.body, options.defaultCountry);
     const known = await store.participants.getByPhone(to);
     const made = await sender.make(content, known?.id);
@@ -73,7 +88,18 @@ export function registerPromptRoutes(app: FastifyInstance, options: PromptRouteO
     return ok({ participant_id: participant.id, outbound_id: sent.id }, 'Message sent successfully');
   });
 
-  app.post('/schedule', { config: { permission: 'message' } }, async (request, reply) => {
+  const schedule = {
+    operationId: 'schedulePrompt',
+    tags: ORIGINAL_TAGS,
+    summary: 'Schedule a recurring prompt (schedule fields in a time zone, or DEFAULT_SCHEDULE)',
+    body: originalPromptSchema,
+    response: {
+      201: envelope('Scheduled; result is the timer id (sched_\u2026)', z.string()),
+      ...ORIGINAL_ERRORS,
+      ...withdrawn,
+    },
+  };
+  api.post('/schedule', { config: { permission: 'message' }, schema: schedule }, async (request, reply) => {
     const { prompt, to, content } = checkedPrompt(request.body, options.defaultCountry);
     if (content.type === OriginalPromptType.GENAI && !options.llmConfigured) {
       throw new AppError('invalid_input', 'GenAI client not configured: set OPENAI_API_KEY or OPENAI_BASE_URL');

@@ -7,14 +7,25 @@
  * filters (`to`/`from`, `since`, `until`, `limit`) are additions: the original always returned everything.
  */
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { AppError } from '../../../domain/errors.ts';
 import { toE164 } from '../../../domain/phone.ts';
 import type { Clock } from '../../../scheduling/clock.ts';
 import type { ReceiptRecord, RecordFilter, ResponseRecord } from '../../../store/original-records.ts';
 import type { Store } from '../../../store/store.ts';
 import { ok } from '../../envelope.ts';
-import { parseInput } from '../../validation.ts';
-import { parseInstant, receiptsQuerySchema, responseBodySchema, responsesQuerySchema } from './original-schemas.ts';
+import { envelope } from '../../openapi.ts';
+import {
+  ORIGINAL_ERRORS,
+  ORIGINAL_TAGS,
+  parseInstant,
+  receiptSchema,
+  receiptsQuerySchema,
+  responseBodySchema,
+  responseSchema,
+  responsesQuerySchema,
+} from './original-schemas.ts';
 
 /** The original's receipt statuses; PromptPipe's other delivery outcomes are failures to deliver. */
 const ORIGINAL_RECEIPT_STATUSES = new Set(['sent', 'delivered', 'read', 'failed', 'cancelled']);
@@ -69,14 +80,33 @@ export function registerRecordRoutes(app: FastifyInstance, options: RecordRouteO
     return filter;
   }
 
-  app.get('/receipts', { config: { permission: 'read', auditRead: true } }, async (request) => {
-    const query = parseInput(receiptsQuerySchema, request.query, 'query');
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const receiptsSchema = {
+    operationId: 'listReceipts',
+    tags: ORIGINAL_TAGS,
+    summary: 'Delivery receipts of outbound messages, oldest first',
+    querystring: receiptsQuerySchema,
+    response: { 200: envelope('Receipts', z.array(receiptSchema)), ...ORIGINAL_ERRORS },
+  };
+  const bulkRead = { permission: 'read', auditRead: true } as const;
+  api.get('/receipts', { config: bulkRead, schema: receiptsSchema }, async (request) => {
+    const query = request.query;
     const receipts = await store.originalRecords.receipts(filterOf(query, query.to, 'to'));
     return ok(receipts.map(receiptJson));
   });
 
-  app.post('/response', { config: { permission: 'write' } }, async (request, reply) => {
-    const body = parseInput(responseBodySchema, request.body ?? {}, 'request body');
+  const recordSchema = {
+    operationId: 'recordResponse',
+    tags: ORIGINAL_TAGS,
+    summary: 'Record a response (the server sets its time)',
+    body: responseBodySchema,
+    response: {
+      201: envelope('Recorded ("Response recorded successfully")', z.undefined().optional()),
+      ...ORIGINAL_ERRORS,
+    },
+  };
+  api.post('/response', { config: { permission: 'write' }, schema: recordSchema }, async (request, reply) => {
+    const body = request.body;
     if (!body.from?.trim()) throw new AppError('invalid_input', 'from is required: the sender phone number');
     const sender = toE164(body.from, defaultCountry, 'from');
     if (!body.body?.trim()) throw new AppError('invalid_input', 'body is required: the response text');
@@ -91,8 +121,15 @@ export function registerRecordRoutes(app: FastifyInstance, options: RecordRouteO
     return reply.code(201).send(ok(undefined, 'Response recorded successfully'));
   });
 
-  app.get('/responses', { config: { permission: 'read', auditRead: true } }, async (request) => {
-    const query = parseInput(responsesQuerySchema, request.query, 'query');
+  const responsesSchema = {
+    operationId: 'listResponses',
+    tags: ORIGINAL_TAGS,
+    summary: 'Responses: inbound messages and recorded responses, oldest first',
+    querystring: responsesQuerySchema,
+    response: { 200: envelope('Responses', z.array(responseSchema)), ...ORIGINAL_ERRORS },
+  };
+  api.get('/responses', { config: bulkRead, schema: responsesSchema }, async (request) => {
+    const query = request.query;
     const responses = await store.originalRecords.responses(filterOf(query, query.from, 'from'));
     return ok(responses.map(responseJson));
   });
