@@ -164,6 +164,7 @@ export function createStaffAccess(options: StaffAccessOptions) {
         idHash: digest(id),
         userId: user?.id,
         signedIn,
+        // The session's CSRF secret (the store's column keeps its older name): pages carry tokens made from it.
         csrfToken: newSecret(),
         createdAt: at,
         lastUsedAt: at,
