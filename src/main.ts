@@ -684,11 +684,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     onJobEnqueued: notifyRunner,
     messages,
   });
-  // A trial's decision points at the daily prompt time are decided as its job runs (trials/decision-jobs.ts).
+  // A trial's decision points at the daily prompt time are decided as its job runs (trials/decision-jobs.ts); a
+  // moment decided later than the grace is missed, like the prompt.
+  const { missedPromptGraceMs } = config.scheduling;
   runner.register(
     DAILY_PROMPT_JOB,
     study
-      ? withDailyPromptDecisions(dailyPromptHandler, { store, clock, messenger, newId, study })
+      ? withDailyPromptDecisions(dailyPromptHandler, { store, clock, messenger, newId, study, missedPromptGraceMs })
       : dailyPromptHandler,
   );
 
@@ -696,7 +698,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     // Micro-randomised decision points: decided once each, in the job's transaction (trials/decision-jobs.ts).
     runner.register(
       DECISION_POINT_JOB,
-      createDecisionPointHandler({ store, clock, messenger, newId, study, onJobEnqueued: notifyRunner }),
+      createDecisionPointHandler({
+        store,
+        clock,
+        messenger,
+        newId,
+        study,
+        missedPromptGraceMs,
+        onJobEnqueued: notifyRunner,
+      }),
     );
     runner.register(DECISION_OUTCOME_JOB, createDecisionOutcomeHandler({ store, clock, study }));
   }

@@ -28,16 +28,24 @@ export interface DecideDependencies {
   messenger: Messenger;
   newId: NewId;
   study: StudyInForce;
+  /**
+   * `MISSED_PROMPT_GRACE`: a moment whose job runs more than this after it was due (the server was down) is missed,
+   * recorded unavailable (`missed_moment`) with nothing drawn or sent, like the daily prompt it may ride on.
+   */
+  missedPromptGraceMs: number;
 }
 
 /** Why the participant is not available at this moment, or null. */
 async function unavailableReason(
   tx: StoreRepositories,
-  study: StudyInForce,
-  point: DecisionPoint,
-  participant: Participant,
-  moment: Moment,
+  dependencies: DecideDependencies,
+  request: { point: DecisionPoint; participant: Participant; moment: Moment; dueAt?: Date },
 ): Promise<string | null> {
+  const { study, clock, missedPromptGraceMs } = dependencies;
+  const { point, participant, moment } = request;
+  // First: decided late, the participant's state now says nothing about their state at the moment.
+  const dueAt = request.dueAt ?? moment.intendedAt;
+  if (clock.now().getTime() - dueAt.getTime() > missedPromptGraceMs) return 'missed_moment';
   // A staff pause holds every draw, whatever the participant's state: the reason says why nothing was drawn.
   if ((await randomisationPauseOf(tx, study.design.study.id)).paused) return 'randomisation_paused';
   if (participant.status === ParticipantStatus.PAUSED) return 'paused';
@@ -73,6 +81,8 @@ export async function decideMoment(
     point: DecisionPoint;
     participant: Participant;
     moment: Moment;
+    /** When the moment's job was due, lateness measured from it; the moment's intended time by default. */
+    dueAt?: Date;
     also?: (tx: StoreRepositories) => Promise<unknown>;
   },
 ): Promise<boolean> {
@@ -85,7 +95,7 @@ export async function decideMoment(
       const now = clock.now();
       const armId = (await tx.allocations.get(participant.id))?.armId ?? '';
       const probabilities = probabilitiesFor(point, armId);
-      const reason = await unavailableReason(tx, study, point, participant, moment);
+      const reason = await unavailableReason(tx, dependencies, request);
       const drawn =
         reason === null ? drawOption(study.design, point, participant.id, moment, probabilities) : undefined;
       const texts = drawn ? point.messages[drawn.option] : undefined;

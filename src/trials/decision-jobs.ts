@@ -6,11 +6,17 @@
  * The jobs carry no participant id on purpose: pausing or withdrawing cancels a participant's jobs, but a decision
  * point still produces its row on those days ("unavailable: paused"). Nothing is ever sent to a participant who is
  * not active, whatever the design's availability rules say.
+ *
+ * A job run more than `MISSED_PROMPT_GRACE` after its moment (the jittered time it was due: the server was down)
+ * records the moment as `missed_moment`, nothing drawn or sent, and arms the next one; after a long outage the chain
+ * walks every moment it missed, one row each, up to the first one still ahead.
  */
 import type { NewId } from '../domain/ids.ts';
 import type { Participant } from '../domain/participant.ts';
 import type { Clock } from '../scheduling/clock.ts';
+import { type DailyPromptPayload, parseDailyPromptPayload } from '../scheduling/daily-prompt-jobs.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
+import { readSchedules } from '../scheduling/schedule-registry.ts';
 import type { Job, Store, StoreRepositories } from '../store/store.ts';
 import { type DecideDependencies, decideMoment, zoneOf } from './decide-moment.ts';
 import { dailyPromptMoment, momentOf, nextMoment } from './decision-moments.ts';
@@ -88,21 +94,30 @@ export function createDecisionPointHandler(options: DecideDependencies & { onJob
  * (so an option's message follows the decision, and an `answered_today` rule sees the day before this prompt), then
  * the daily prompt handler runs as without a design. The day's decision row is keyed by the prompt's local date, so
  * a retried prompt job decides nothing twice. A participant with no daily prompt due (paused, withdrawn, before the
- * schedule is set) has no daily prompt time, so no decision point that day.
+ * schedule is set) has no daily prompt time, so no decision point that day. A job that is no longer its schedule's
+ * timer (the schedule changed or was removed meanwhile) decides nothing: its moment no longer exists, and the job for
+ * the new time decides instead. A job run more than the grace after it was due (the handler skips that day's prompt)
+ * records its moment as `missed_moment`: lateness is measured from the job's due time, as the handler measures it.
  */
 export function withDailyPromptDecisions(inner: JobHandler, options: DecideDependencies): JobHandler {
   const points = options.study.design.decision_points.filter((point) => point.moment.type === 'daily_prompt');
   if (points.length === 0) return inner;
   return async (job: Job) => {
     const participant = job.participantId ? await options.store.participants.get(job.participantId) : undefined;
-    const localDate = job.payload['local_date'];
-    const targetAt = Date.parse(String(job.payload['target_at'] ?? ''));
-    if (participant && typeof localDate === 'string' && Number.isFinite(targetAt)) {
-      const moment = dailyPromptMoment(localDate, new Date(targetAt), zoneOf(participant));
-      for (const point of points) await decideMoment(options, { point, participant, moment });
+    const payload = parseDailyPromptPayload(job.payload);
+    if (participant && payload && (await isScheduleTimer(options.store, participant.id, payload, job))) {
+      const moment = dailyPromptMoment(payload.local_date, new Date(payload.target_at), zoneOf(participant));
+      const dueAt = new Date(payload.fire_at);
+      for (const point of points) await decideMoment(options, { point, participant, moment, dueAt });
     }
     return inner(job);
   };
+}
+
+/** Whether the job is still its schedule's current timer (as the daily prompt handler checks before prompting). */
+async function isScheduleTimer(store: Store, participantId: string, payload: DailyPromptPayload, job: Job) {
+  const schedules = await readSchedules(store, participantId);
+  return schedules.some((schedule) => schedule.id === payload.schedule_id && schedule.timer_id === job.id);
 }
 
 /** Fills the proximal outcome: whether the participant replied (or answered Done) within the design's hours. */

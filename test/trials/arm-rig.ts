@@ -21,7 +21,8 @@ import { createTrialService } from '../../src/trials/trial-service.ts';
 import { createFakeConversationFlow } from '../support/fake-conversation-flow.ts';
 import { designOf, phoneFor } from './trial-fixture.ts';
 
-export const DAY = 86_400_000;
+export const HOUR = 3_600_000;
+export const DAY = 24 * HOUR;
 export const MODEL_PROMPT = 'After your coffee, take a five-minute walk.';
 
 export const study = designOf(`
@@ -71,24 +72,22 @@ export async function createArmRig(options: { study?: StudyInForce } = {}) {
     log: silentLog,
     features: arms.timerFeatures,
   });
-  runner.register(
-    DAILY_PROMPT_JOB,
-    withDailyPromptDecisions(
-      createDailyPromptHandler({
-        store,
-        clock,
-        messenger,
-        promptGenerator: arms.promptGenerator(model),
-        newId,
-        config: { prepTimeMinutes: 10, missedPromptGraceMs: 3_600_000 },
-        log: silentLog,
-        afterPromptSent: timers.afterPromptSent,
-        deliveryGuard: arms.deliveryGuard(timers.deliveryGuard),
-        onJobEnqueued: () => runner.notify(),
-      }),
-      { store, clock, messenger, newId, study: design },
-    ),
+  const dailyPromptHandler = withDailyPromptDecisions(
+    createDailyPromptHandler({
+      store,
+      clock,
+      messenger,
+      promptGenerator: arms.promptGenerator(model),
+      newId,
+      config: { prepTimeMinutes: 10, missedPromptGraceMs: HOUR },
+      log: silentLog,
+      afterPromptSent: timers.afterPromptSent,
+      deliveryGuard: arms.deliveryGuard(timers.deliveryGuard),
+      onJobEnqueued: () => runner.notify(),
+    }),
+    { store, clock, messenger, newId, study: design, missedPromptGraceMs: HOUR },
   );
+  runner.register(DAILY_PROMPT_JOB, dailyPromptHandler);
   const participants = createParticipantService({
     store,
     flow: createFakeConversationFlow({ messenger, lock, transcript: store.transcript }),
@@ -133,5 +132,18 @@ export async function createArmRig(options: { study?: StudyInForce } = {}) {
   const advance = (milliseconds: number) => runner.advanceTo(new Date(clock.now().getTime() + milliseconds));
   const pendingKinds = async (participantId: string) =>
     (await store.jobs.listPending({ participantId })).map((job) => job.kind);
-  return { store, clock, messenger, modelCalls, enrollInArm, advance, pendingKinds, runner, participants, trials };
+  return {
+    store,
+    clock,
+    messenger,
+    modelCalls,
+    enrollInArm,
+    advance,
+    pendingKinds,
+    runner,
+    participants,
+    trials,
+    dailyPromptHandler,
+    newId,
+  };
 }

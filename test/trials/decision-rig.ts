@@ -54,7 +54,7 @@ export async function createDecisionRig(options: { store?: Store; idPrefix?: str
   const messenger = createOutboxMessenger({ store, clock, newId });
   const runner = createJobRunner({ store, clock, lock, log: silentLog });
   const study = decisionStudy;
-  const handler = createDecisionPointHandler({ store, clock, messenger, newId, study });
+  const handler = createDecisionPointHandler({ store, clock, messenger, newId, study, missedPromptGraceMs: HOUR });
   runner.register(DECISION_POINT_JOB, handler);
   runner.register(DECISION_OUTCOME_JOB, createDecisionOutcomeHandler({ store, clock, study }));
   // Deliveries are not what these tests look at: the outbox's rows are.
