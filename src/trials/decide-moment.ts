@@ -2,7 +2,8 @@
  * Deciding one moment of one decision point for one participant, in ONE transaction: the decision row (its primary
  * key is the moment, so a re-run after a SIGKILL, a retry or another instance decides nothing twice), the option's
  * message through the outbox, the proximal outcome's job, and whatever the caller adds (the next moment's job).
- * Nothing is ever sent to a participant who is not active, whatever the design's availability rules say.
+ * Nothing is ever sent to a participant who is not active, whatever the design's availability rules say, nor for a
+ * moment decided more than the grace after it was due (`missed_moment`).
  */
 import { DataKey } from '../domain/data-keys.ts';
 import type { NewId } from '../domain/ids.ts';

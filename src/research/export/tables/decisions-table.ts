@@ -27,7 +27,8 @@ const columns: ExportColumn[] = [
     name: 'unavailable_reason',
     type: 'string',
     description:
-      'Why not: randomisation_paused (staff paused the draws), paused, withdrawn, idle, quiet_hours or answered_today',
+      'Why not: missed_moment (decided more than MISSED_PROMPT_GRACE after it was due, e.g. after an outage), ' +
+      'randomisation_paused (staff paused the draws), paused, withdrawn, idle, quiet_hours or answered_today',
   },
   { name: 'probabilities', type: 'json', description: "Each option's probability for this arm" },
   { name: 'option', type: 'string', description: 'The option drawn (empty when unavailable)' },
