@@ -21,6 +21,15 @@ const CHECK_KEY = ADHERENCE_CHECK_JOB;
 const RECENT_ENTRIES = 500;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Each rule's alert names its rule and the episode's start: what makes an alert once per episode, and what the
+ * roster's filter finds (ADHERENCE_RULE_PATTERNS in store/dashboard-reads.ts, held to these words by a test).
+ */
+export const adherenceRuleText = {
+  missedPrompts: (count: number, since: Date) => `${count} daily prompts unanswered since ${since.toISOString()}`,
+  silentDays: (days: number, since: Date) => `no message for ${days} days since ${since.toISOString()}`,
+};
+
 export interface AdherenceRules {
   missedPrompts: number | undefined;
   silentDays: number | undefined;
@@ -86,7 +95,7 @@ export function createAdherenceAlerts(options: {
       if (missed >= rules.missedPrompts) {
         await raiseOnce(
           participant,
-          `${rules.missedPrompts} daily prompts unanswered since ${since.toISOString()}`,
+          adherenceRuleText.missedPrompts(rules.missedPrompts, since),
           `${missed} daily prompts in a row without an answer`,
         );
       }
@@ -94,7 +103,7 @@ export function createAdherenceAlerts(options: {
     if (rules.silentDays !== undefined && now.getTime() - since.getTime() >= rules.silentDays * DAY_MS) {
       await raiseOnce(
         participant,
-        `no message for ${rules.silentDays} days since ${since.toISOString()}`,
+        adherenceRuleText.silentDays(rules.silentDays, since),
         `no message from the participant since ${since.toISOString()}`,
       );
     }

@@ -13,6 +13,19 @@
 import type { Participant, ParticipantStatus } from '../domain/participant.ts';
 import type { TranscriptKind } from './store.ts';
 
+/** The roster's adherence-alert filter: any unresolved adherence alert, or one rule's. */
+export const ADHERENCE_ALERT_FILTERS = ['any', 'missed-prompts', 'silent-days'] as const;
+export type AdherenceAlertFilter = (typeof ADHERENCE_ALERT_FILTERS)[number];
+
+/**
+ * How each adherence rule's alert names its rule (`alerts.rule`), as an SQL LIKE pattern: the alert's rule text is
+ * written by `adherenceRuleText` in safety/adherence-alerts.ts (test/web/roster-routes.test.ts holds the two together).
+ */
+export const ADHERENCE_RULE_PATTERNS: Record<Exclude<AdherenceAlertFilter, 'any'>, string> = {
+  'missed-prompts': '% daily prompts unanswered since %',
+  'silent-days': 'no message for % days since %',
+};
+
 /** A row's place in the roster's order (newest enrolment first, then id, descending). */
 export interface RosterKey {
   enrolledAt: Date;
@@ -41,6 +54,11 @@ export interface RosterFilter {
   channel?: { name: string; isDefault: boolean };
   /** A trial's arm in force (`allocations.arm_id`). */
   arm?: string;
+  /**
+   * Only participants with an adherence alert staff have not resolved (`any` rule, or one of them): the alerts of
+   * `ADHERENCE_MISSED_PROMPTS` and `ADHERENCE_SILENT_DAYS` (safety/adherence-alerts.ts).
+   */
+  adherenceAlert?: AdherenceAlertFilter;
   limit: number;
   position?: RosterPosition;
 }
@@ -59,6 +77,8 @@ export interface RosterRow {
   promptsAnswered: number;
   /** Of those, the days they answered "Done". */
   promptsDone: number;
+  /** The newest adherence alert staff have not resolved: its rule, e.g. "3 daily prompts unanswered since …". */
+  adherenceAlert: { id: string; rule: string } | undefined;
 }
 
 export interface RosterPage {

@@ -36,7 +36,7 @@ function alertItem(context: PageContext, alert: Alert, deliveries: readonly Aler
     alert.status === 'resolved'
       ? html`<p>Resolved by ${alert.resolvedBy ?? '?'}: ${alert.resolveNote ?? ''}</p>`
       : html`<form method="post" action="/dashboard/alerts/${alert.id}/resolve" class="inline">${csrfField(context)}<input name="note" required aria-label="Resolution note for ${alert.id}" placeholder="what was done"> <button type="submit">Resolve</button></form>`;
-  return html`<li class="alert ${alert.status} ${alert.urgency}" data-alert-id="${alert.id}"><strong>${alert.urgency === 'urgent' ? 'URGENT ' : ''}${alert.kind}</strong> for ${who}, by ${alert.detector}${alert.rule ? ` (${alert.rule})` : ''} at ${alert.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${alert.reason}. <em>${alert.status}</em>${alert.acknowledgedBy ? ` by ${alert.acknowledgedBy}${alert.acknowledgeNote ? `: ${alert.acknowledgeNote}` : ''}` : ''}
+  return html`<li id="${alert.id}" class="alert ${alert.status} ${alert.urgency}" data-alert-id="${alert.id}"><strong>${alert.urgency === 'urgent' ? 'URGENT ' : ''}${alert.kind}</strong> for ${who}, by ${alert.detector}${alert.rule ? ` (${alert.rule})` : ''} at ${alert.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${alert.reason}. <em>${alert.status}</em>${alert.acknowledgedBy ? ` by ${alert.acknowledgedBy}${alert.acknowledgeNote ? `: ${alert.acknowledgeNote}` : ''}` : ''}
 <br>${deliveryLine(deliveries)}${acknowledge} ${resolve}</li>`;
 }
 

@@ -1,6 +1,6 @@
 /** The roster page's HTML: filters, the table of participants and the keyset pager. */
 import { PARTICIPANT_STATUSES } from '../domain/participant.ts';
-import type { RosterKey, RosterPage } from '../store/dashboard-reads.ts';
+import type { AdherenceAlertFilter, RosterKey, RosterPage } from '../store/dashboard-reads.ts';
 import type { RosterRow } from '../store/store.ts';
 import { layout, type PageContext, SUB_STATES } from './dashboard-pages.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -12,6 +12,8 @@ export interface RosterQuery {
   subState: string;
   idle: string;
   channel: string;
+  /** `any`, `missed-prompts`, `silent-days` (an unresolved adherence alert), or '' (no filter). */
+  adherenceAlert: AdherenceAlertFilter | '';
   /** The page's number, carried by the pager's links for display. */
   page: number;
   /** A trial's arm ('' = any; see `roster-arms.ts`). */
@@ -48,7 +50,7 @@ function row(context: PageContext, entry: RosterRow, trial: RosterArms | undefin
   const participant = entry.participant;
   const last = entry.lastMessage;
   return html`<tr><td><a href="/dashboard/participants/${participant.id}">${participant.name || participant.id}</a><br><small>${participant.phoneNumber}</small></td>
-${armCell(trial, participant.id)}<td>${participant.status}${entry.idle ? ' \u00b7 idle' : ''}</td><td>${entry.conversationState ?? '\u2014'}</td><td>${participant.channel || context.channels[0]}</td><td class="language">${participant.language ?? '\u2014'}</td>
+${armCell(trial, participant.id)}<td>${participant.status}${entry.idle ? ' \u00b7 idle' : ''}${entry.adherenceAlert ? html`<br><a class="adherence-alert" href="/dashboard/alerts#${entry.adherenceAlert.id}" title="Adherence alert: ${entry.adherenceAlert.rule}">adherence alert</a>` : ''}</td><td>${entry.conversationState ?? '\u2014'}</td><td>${participant.channel || context.channels[0]}</td><td class="language">${participant.language ?? '\u2014'}</td>
 <td>${nextPrompt(entry.nextPromptAt, participant.timezone)}</td>
 <td>${last ? html`<span class="clip">${last.content}</span><br><small>${last.at.toISOString().slice(0, 16).replace('T', ' ')} UTC</small>` : '\u2014'}</td>
 <td class="counts" title="${entry.promptsSent} prompts sent, answered on ${entry.promptsAnswered} days, Done on ${entry.promptsDone}">${entry.promptsSent} / ${entry.promptsAnswered} / <span class="success-count">${entry.promptsDone}</span></td></tr>`;
@@ -65,7 +67,7 @@ export function participantsPage(
   const pages = Math.max(1, Math.ceil(result.total / result.pageSize));
   const page = Math.min(Math.max(1, query.page), pages);
   const link = (position: Record<string, string>, number: number) =>
-    `/dashboard?${new URLSearchParams({ search: query.search, status: query.status, sub_state: query.subState, idle: query.idle, channel: query.channel, ...(query.arm ? { arm: query.arm } : {}), ...position, page: String(number) })}`;
+    `/dashboard?${new URLSearchParams({ search: query.search, status: query.status, sub_state: query.subState, idle: query.idle, channel: query.channel, adherence_alert: query.adherenceAlert, ...(query.arm ? { arm: query.arm } : {}), ...position, page: String(number) })}`;
   const first = result.rows[0]?.participant;
   const last = result.rows.at(-1)?.participant;
   const keyOf = (participant: { enrolledAt: Date; id: string }) =>
@@ -88,6 +90,7 @@ export function participantsPage(
 <label>Idle <select name="idle">${option('', 'any', query.idle)}${option('yes', 'idle', query.idle)}${option('no', 'not idle', query.idle)}</select></label>
 <label>Channel <select name="channel">${option('', 'any', query.channel)}${context.channels.map((channel) => option(channel, channel, query.channel))}</select></label>
 ${armFilterControl(query.arm ?? '', trial)}
+<label>Adherence alert <select name="adherence_alert">${option('', 'any or none', query.adherenceAlert)}${option('any', 'open (any rule)', query.adherenceAlert)}${option('missed-prompts', 'open: prompts unanswered', query.adherenceAlert)}${option('silent-days', 'open: days without a message', query.adherenceAlert)}</select></label>
 <button type="submit">Filter</button></form>
 <p>${result.total} participant(s)</p>
 <div class="table-wrap"><table id="roster"><thead><tr><th scope="col">Participant</th>${armHeader(trial)}<th scope="col">Status</th><th scope="col">Sub-state</th><th scope="col">Channel</th><th scope="col">Language</th><th scope="col">Next prompt (local)</th><th scope="col">Last message</th><th scope="col" class="counts"><abbr title="Daily prompts sent / days answered / days answered Done">Sent / answered / done</abbr></th></tr></thead>

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
-import type { RosterPosition } from '../store/dashboard-reads.ts';
+import { ADHERENCE_ALERT_FILTERS, type AdherenceAlertFilter, type RosterPosition } from '../store/dashboard-reads.ts';
 import type { Store } from '../store/store.ts';
 import type { TrialService } from '../trials/trial-service.ts';
 import { SUB_STATES } from './dashboard-pages.ts';
@@ -26,6 +26,16 @@ function rosterPosition(query: Record<string, string | undefined>): { position?:
   return {};
 }
 
+/** `adherence_alert`: one of the filters, or none; anything else is refused (a link must not silently widen). */
+function adherenceAlertFilter(text: string | undefined): AdherenceAlertFilter | '' {
+  if (text === undefined || text === '') return '';
+  if (ADHERENCE_ALERT_FILTERS.includes(text as AdherenceAlertFilter)) return text as AdherenceAlertFilter;
+  throw new AppError(
+    'invalid_input',
+    `adherence_alert must be one of ${ADHERENCE_ALERT_FILTERS.join(', ')}, not "${text}"`,
+  );
+}
+
 export function registerRosterRoutes(
   app: FastifyInstance,
   options: { store: Store; channelNames: readonly string[]; trials?: TrialService },
@@ -44,6 +54,7 @@ export function registerRosterRoutes(
       subState: SUB_STATES.includes(query.sub_state as (typeof SUB_STATES)[number]) ? (query.sub_state as string) : '',
       idle: query.idle === 'yes' || query.idle === 'no' ? query.idle : '',
       channel: options.channelNames.includes(query.channel ?? '') ? (query.channel as string) : '',
+      adherenceAlert: adherenceAlertFilter(query.adherence_alert),
       page: Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1),
       arm: armFilterOf(query, arms),
     };
@@ -58,6 +69,7 @@ export function registerRosterRoutes(
       ...(roster.status ? { status: roster.status as ParticipantStatus } : {}),
       ...(roster.subState ? { subState: roster.subState } : {}),
       ...(roster.idle ? { idle: roster.idle === 'yes' } : {}),
+      ...(roster.adherenceAlert ? { adherenceAlert: roster.adherenceAlert } : {}),
       ...(roster.channel
         ? { channel: { name: roster.channel, isDefault: roster.channel === options.channelNames[0] } }
         : {}),

@@ -91,6 +91,37 @@ export function describeRosterStoreContract(current: () => Store): void {
         'participant_1',
       ]);
       expect((await db.roster.page({ limit: 10, search: 'GRA' })).total).toBe(1);
+
+      // Adherence alerts: only unresolved ones, of the rule asked for; the row names the newest.
+      const adherenceAlert = (id: string, participantId: string, rule: string, minutes: number) =>
+        db.alerts.create(
+          {
+            id,
+            participantId,
+            kind: 'adherence',
+            detector: 'adherence',
+            rule,
+            score: undefined,
+            urgency: 'normal',
+            reason: 'test',
+            sourceMessageId: undefined,
+            createdAt: at(minutes),
+          },
+          ['dashboard'],
+        );
+      await adherenceAlert('alert_1', 'participant_1', '2 daily prompts unanswered since 2025-03-01T08:00:00.000Z', 1);
+      await adherenceAlert('alert_2', 'participant_1', 'no message for 3 days since 2025-03-01T08:00:00.000Z', 2);
+      await adherenceAlert('alert_3', 'participant_2', 'no message for 3 days since 2025-03-01T08:00:00.000Z', 3);
+      await db.alerts.resolve('alert_3', 'ada', 'called', at(4));
+      expect(await ids({ adherenceAlert: 'any' })).toEqual(['participant_1']);
+      expect(await ids({ adherenceAlert: 'missed-prompts' })).toEqual(['participant_1']);
+      expect(await ids({ adherenceAlert: 'silent-days', status: 'paused' })).toEqual([]);
+      const marked = await db.roster.page({ limit: 10, adherenceAlert: 'silent-days' });
+      expect(marked.total).toBe(1);
+      expect(marked.rows[0]?.adherenceAlert).toEqual({
+        id: 'alert_2',
+        rule: 'no message for 3 days since 2025-03-01T08:00:00.000Z',
+      });
     });
 
     it('pages by key: next, previous and last give the same rows as one long page, at any position', async () => {

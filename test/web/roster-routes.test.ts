@@ -7,6 +7,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { type Application, createApplication } from '../../src/main.ts';
+import { adherenceRuleText } from '../../src/safety/adherence-alerts.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
 
@@ -99,6 +100,83 @@ describe('roster pages by key', () => {
     expect(numbered.status).toBe(200);
     expect(pageNumber(numbered.body)).toBe('1 of 1');
     expect(rosterIds(numbered.body)).toEqual(['p_002', 'p_001', 'p_000']);
+  });
+});
+
+describe('roster filter on adherence alerts', () => {
+  it('lists only participants with an unresolved adherence alert (of a rule), kept by the filters and pager', async () => {
+    app = await startWithParticipants(60);
+    const since = new Date('2026-02-20T00:00:00.000Z');
+    const alert = async (id: string, participantId: string, rule: string, status?: 'resolved') => {
+      await app.store.alerts.create(
+        {
+          id,
+          participantId,
+          kind: 'adherence',
+          detector: 'adherence',
+          rule,
+          score: undefined,
+          urgency: 'normal',
+          reason: 'test',
+          sourceMessageId: undefined,
+          createdAt: new Date('2026-03-01T00:00:00.000Z'),
+        },
+        ['dashboard'],
+      );
+      if (status) await app.store.alerts.resolve(id, 'ada', 'done', new Date('2026-03-01T01:00:00.000Z'));
+    };
+    const missed = adherenceRuleText.missedPrompts(2, since);
+    const silent = adherenceRuleText.silentDays(3, since);
+    // 52 participants with a missed-prompts alert (more than a page), one with a silent-days alert, one whose alert
+    // was resolved; a risk alert is no adherence alert.
+    for (let index = 0; index < 52; index += 1) {
+      await alert(`alert_m${index}`, `p_${String(index).padStart(3, '0')}`, missed);
+    }
+    await alert('alert_s', 'p_055', silent);
+    await alert('alert_r', 'p_056', silent, 'resolved');
+    await app.store.alerts.create(
+      {
+        id: 'alert_risk',
+        participantId: 'p_057',
+        kind: 'risk',
+        detector: 'keywords',
+        rule: 'kill myself',
+        score: undefined,
+        urgency: 'urgent',
+        reason: 'test',
+        sourceMessageId: undefined,
+        createdAt: new Date('2026-03-01T00:00:00.000Z'),
+      },
+      ['dashboard'],
+    );
+
+    const silentPage = (await get('/dashboard?adherence_alert=silent-days')).body;
+    expect(rosterIds(silentPage)).toEqual(['p_055']);
+    expect(silentPage).toContain('<option value="silent-days" selected>');
+    expect(silentPage).toContain(`title="Adherence alert: ${silent}"`);
+
+    const first = (await get('/dashboard?adherence_alert=any')).body;
+    expect(first).toContain('53 participant(s)');
+    const next = link(first, 'next') ?? '';
+    expect(next).toContain('adherence_alert=any');
+    const second = (await get(next)).body;
+    const all = [...rosterIds(first), ...rosterIds(second)];
+    expect(new Set(all).size).toBe(53);
+    expect(all).toContain('p_055');
+    expect(all).not.toContain('p_056');
+    expect(all).not.toContain('p_057');
+    expect(first.match(/class="adherence-alert"/g)).toHaveLength(50);
+
+    const missedPage = (await get('/dashboard?adherence_alert=missed-prompts&search=Person 5')).body;
+    expect(rosterIds(missedPage).sort()).toEqual(['p_005', 'p_050', 'p_051']);
+    // Without the filter everyone is listed, and only those with an open adherence alert are marked.
+    const unfiltered = (await get('/dashboard?search=Person 5')).body;
+    expect(rosterIds(unfiltered)).toHaveLength(11);
+    expect(unfiltered.match(/class="adherence-alert"/g)).toHaveLength(4);
+
+    const refused = await get('/dashboard?adherence_alert=sometimes');
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('adherence_alert must be one of any, missed-prompts, silent-days');
   });
 });
 

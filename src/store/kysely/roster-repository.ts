@@ -8,7 +8,14 @@
  */
 import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { EngagementState } from '../../scheduling/timers/engagement-guard.ts';
-import type { RosterFilter, RosterKey, RosterPage, RosterPosition, RosterRow } from '../dashboard-reads.ts';
+import {
+  ADHERENCE_RULE_PATTERNS,
+  type RosterFilter,
+  type RosterKey,
+  type RosterPage,
+  type RosterPosition,
+  type RosterRow,
+} from '../dashboard-reads.ts';
 import { studyDaySql } from '../migrations/study-day-sql.ts';
 import type { RosterRepository, TranscriptKind } from '../store.ts';
 import { fromTimestamp, toTimestamp } from './column-codecs.ts';
@@ -59,6 +66,13 @@ export function createRosterRepository(db: Kysely<Database>, dialect: StoreDiale
       const inArm = db.selectFrom('allocations').select('allocations.participant_id').where('arm_id', '=', filter.arm);
       query = query.where('participants.id', 'in', inArm);
     }
+    if (filter.adherenceAlert !== undefined) {
+      const pattern = filter.adherenceAlert === 'any' ? undefined : ADHERENCE_RULE_PATTERNS[filter.adherenceAlert];
+      // Through the alerts' (participant_id, kind) index: a handful of alerts per participant at most.
+      query = query.where(
+        sql<boolean>`exists (select 1 from alerts a where a.participant_id = participants.id and a.kind = 'adherence' and a.status <> 'resolved'${pattern === undefined ? sql`` : sql` and a.rule like ${pattern}`})`,
+      );
+    }
     if (filter.idle === true) query = query.where(dataKey('engagementState'), '=', EngagementState.IDLE);
     if (filter.idle === false) {
       const engagement = dataKey('engagementState');
@@ -102,6 +116,11 @@ export function createRosterRepository(db: Kysely<Database>, dialect: StoreDiale
         `(select t.${column} from transcript t where t.participant_id = participants.id and t.kind in (${visible}) ` +
           'order by t.id desc limit 1)',
       );
+    const openAdherenceAlert = (column: 'id' | 'rule') =>
+      sql.raw(
+        `(select a.${column} from alerts a where a.participant_id = participants.id and a.kind = 'adherence' ` +
+          "and a.status <> 'resolved' order by a.created_at desc, a.id desc limit 1)",
+      );
     const rows = await db
       .selectFrom('participants')
       .leftJoin('flow_states', 'flow_states.participant_id', 'participants.id')
@@ -119,6 +138,8 @@ export function createRosterRepository(db: Kysely<Database>, dialect: StoreDiale
         sql<string | null>`${lastEntry('content')}`.as('last_content'),
         sql<string | null>`${lastEntry('kind')}`.as('last_kind'),
         sql<Date | string | null>`${lastEntry('created_at')}`.as('last_at'),
+        sql<string | null>`${openAdherenceAlert('id')}`.as('adherence_alert_id'),
+        sql<string | null>`${openAdherenceAlert('rule')}`.as('adherence_alert_rule'),
         'participant_adherence.prompts_sent',
         'participant_adherence.prompts_answered',
         'participant_adherence.prompts_done',
@@ -147,6 +168,10 @@ export function createRosterRepository(db: Kysely<Database>, dialect: StoreDiale
           promptsSent: Number(row.prompts_sent ?? 0),
           promptsAnswered: Number(row.prompts_answered ?? 0),
           promptsDone: Number(row.prompts_done ?? 0),
+          adherenceAlert:
+            row.adherence_alert_id === null
+              ? undefined
+              : { id: row.adherence_alert_id, rule: row.adherence_alert_rule ?? '' },
         },
       ];
     });
