@@ -103,6 +103,7 @@ import { languagePromptSources, type PromptSource, promptSources } from './resea
 import { createProvenanceLlm, providerHostOf } from './research/provenance/provenance-llm.ts';
 import { recordStartup } from './research/provenance/startup-record.ts';
 import { ADHERENCE_CHECK_JOB, createAdherenceAlerts } from './safety/adherence-alerts.ts';
+import { createHeldTurnHandler, HELD_TURN_JOB } from './safety/held-coach-turn.ts';
 import { createSafetyNet } from './safety/safety-net.ts';
 import { createTakeoverService, TAKEOVER_IDLE_JOB } from './safety/takeover-service.ts';
 import { type Clock, createManualClock, isManualClock, systemClock } from './scheduling/clock.ts';
@@ -888,6 +889,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         }
       : {}),
   });
+  // Without the participant lock: the flow takes it itself.
+  runner.register(
+    HELD_TURN_JOB,
+    createHeldTurnHandler({ store, clock, log, flow, answerWhilePaused: config.safety.pauseAnswersMessages }),
+    { lock: false },
+  );
   // Without the participant lock: the flow takes it itself, and the inbound pipeline keeps arrival order.
   runner.register(LLM_OUTAGE_RETRY_JOB, (job) => inbound.retryHeld(job), { lock: false });
   // Without the participant lock: withdrawing takes it itself.

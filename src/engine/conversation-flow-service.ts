@@ -313,6 +313,19 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     return { reply: loop.content, module, toolsCalled: loop.toolCalls.map((call) => call.name) };
   }
 
+  /** A turn whose user message is a synthetic hint over the stored history. */
+  function hintedTurn(participantId: string, hint: string, sourceMessageId: string | undefined): Promise<TurnResult> {
+    return lock.run(participantId, async () => {
+      const participant = await loadParticipant(participantId);
+      const now = clock.now();
+      const { history, module } = await store.transaction(async (tx) => ({
+        history: await readHistory(tx, participantId),
+        module: await route(tx, participantId, now),
+      }));
+      return runTurn({ participant, userText: hint, synthetic: true, sourceMessageId }, module, history);
+    });
+  }
+
   return {
     handleMessage(message) {
       return lock.run(message.participantId, async () => {
@@ -336,19 +349,10 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
       });
     },
     greet(participantId) {
-      return lock.run(participantId, async () => {
-        const participant = await loadParticipant(participantId);
-        const now = clock.now();
-        const { history, module } = await store.transaction(async (tx) => ({
-          history: await readHistory(tx, participantId),
-          module: await route(tx, participantId, now),
-        }));
-        return runTurn(
-          { participant, userText: GREETING_HINT, synthetic: true, sourceMessageId: undefined },
-          module,
-          history,
-        );
-      });
+      return hintedTurn(participantId, GREETING_HINT, undefined);
+    },
+    continueConversation(participantId, turn) {
+      return hintedTurn(participantId, turn.hint, turn.sourceMessageId);
     },
   };
 }

@@ -51,4 +51,9 @@ export interface ConversationFlow {
   handleMessage(message: IncomingMessage): Promise<TurnResult>;
   /** The enrollment greeting: a turn driven by a synthetic hint that is never stored as a participant message. */
   greet(participantId: string): Promise<TurnResult>;
+  /**
+   * A turn over the stored history, driven by a synthetic hint (never stored), its reply linked to `sourceMessageId`:
+   * a turn that was held (safety/held-coach-turn.ts) answers the messages already in the history.
+   */
+  continueConversation(participantId: string, turn: { hint: string; sourceMessageId: string }): Promise<TurnResult>;
 }

@@ -9,6 +9,7 @@ import type { NewId } from '../domain/ids.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { Alert, NewAlert } from '../store/safety-records.ts';
 import type { Store } from '../store/store.ts';
+import { HELD_TURN_JOB } from './held-coach-turn.ts';
 
 export const ALERT_DELIVERY_JOB = 'alert_delivery';
 /** Attempts per route before its delivery is recorded as failed (back-off 30 s · 2^n: about a day in all). */
@@ -19,12 +20,18 @@ export type AlertInput = Omit<NewAlert, 'id' | 'createdAt'> & {
   review: boolean;
 };
 
+/** What ending a review does with a held coach turn: run it (the default) or discard it. */
+export type HeldTurnChoice = 'run' | 'discard';
+
 export interface AlertService {
   /** Within `tx` (a transaction store). Returns the new alert's id. */
   raise(tx: Store, input: AlertInput): Promise<string>;
   acknowledge(id: string, by: string, note: string | undefined): Promise<Alert>;
-  /** Resolving the last unresolved alert of a participant ends their staff review. */
-  resolve(id: string, by: string, note: string): Promise<Alert>;
+  /**
+   * Resolving the last unresolved alert of a participant ends their staff review, and releases the coach's turn held
+   * meanwhile (`SAFETY_COACH_TURN=hold`) unless `heldTurn` is `discard`.
+   */
+  resolve(id: string, by: string, note: string, options?: { heldTurn?: HeldTurnChoice }): Promise<Alert>;
 }
 
 export function createAlertService(options: {
@@ -45,6 +52,22 @@ export function createAlertService(options: {
     const alert = await store.alerts.get(id);
     if (!alert) throw new AppError('not_found', `no alert with id ${id}`);
     return alert;
+  }
+
+  /** The held turn's job, committed with the end of the review: it runs once, after the commit. */
+  async function releaseHeldTurn(tx: Store, participantId: string, messageId: string, now: Date): Promise<void> {
+    await tx.jobs.enqueue(
+      {
+        id: newId('job'),
+        kind: HELD_TURN_JOB,
+        participantId,
+        runAt: now,
+        payload: { sourceMessageId: messageId },
+        dedupKey: `${HELD_TURN_JOB}:${messageId}`,
+      },
+      now,
+    );
+    tx.afterCommit(() => options.onEnqueued?.());
   }
 
   return {
@@ -98,7 +121,7 @@ export function createAlertService(options: {
       return find(id);
     },
 
-    async resolve(id, by, note) {
+    async resolve(id, by, note, resolveOptions) {
       const alert = await find(id);
       await store.transaction(async (tx) => {
         const now = clock.now();
@@ -106,16 +129,24 @@ export function createAlertService(options: {
           throw new AppError('conflict', `alert ${id} is already resolved`);
         }
         let reviewEnded = false;
+        let heldTurn: 'run' | 'discarded' | null = null;
         if (alert.participantId) {
           const unresolved = (await tx.alerts.list({ participantId: alert.participantId, limit: 1000 })).filter(
             (other) => other.status !== 'resolved' && other.id !== id,
           );
-          if (unresolved.length === 0) reviewEnded = await tx.alerts.endReview(alert.participantId);
+          if (unresolved.length === 0) {
+            const heldMessageId = await tx.alerts.heldTurn(alert.participantId);
+            reviewEnded = await tx.alerts.endReview(alert.participantId);
+            if (reviewEnded && heldMessageId) {
+              heldTurn = resolveOptions?.heldTurn === 'discard' ? 'discarded' : 'run';
+              if (heldTurn === 'run') await releaseHeldTurn(tx, alert.participantId, heldMessageId, now);
+            }
+          }
         }
         await tx.events.record({
           ...(alert.participantId ? { participantId: alert.participantId } : {}),
           type: 'alert-resolved',
-          data: { alert_id: id, by, note, review_ended: reviewEnded },
+          data: { alert_id: id, by, note, review_ended: reviewEnded, held_turn: heldTurn },
           createdAt: now,
         });
         changed(tx);

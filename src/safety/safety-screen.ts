@@ -7,8 +7,14 @@
  * language (fixed text from the configuration, never the model's) queued for delivery, the alert with its deliveries,
  * the staff review, the `risk-detected` event and, when the coach's turn is skipped, the message marked processed.
  * The safety message is an ordinary outbox delivery, so an alert route that is down never holds it up.
+ *
+ * With `hold`, the flagged message and the safety message also go into the working history (the safety message
+ * marked as the study's), the review row holds the turn (`AlertRepository.holdTurn`), and the participant's further
+ * messages are recorded for that turn instead of being answered; the turn runs once staff end the review
+ * (alert-service.ts, held-coach-turn.ts).
  */
 import type { Participant } from '../domain/participant.ts';
+import { appendToHistory } from '../engine/conversation-history.ts';
 import type { Messenger } from '../engine/messenger.ts';
 import type { Log } from '../observability/log.ts';
 import type { Clock } from '../scheduling/clock.ts';
@@ -17,8 +23,14 @@ import type { AlertService } from './alert-service.ts';
 import type { KeywordDetector } from './risk-keywords.ts';
 import type { RiskModelCheck } from './risk-model-check.ts';
 
-/** `skip`: a flagged message gets the safety message only; `reply`: the coach answers it afterwards as well. */
-export type CoachTurnOnFlag = 'skip' | 'reply';
+/**
+ * `skip`: a flagged message gets the safety message only; `reply`: the coach answers it afterwards as well; `hold`:
+ * the coach answers once staff have cleared the review (or not, if they discard the turn).
+ */
+export type CoachTurnOnFlag = 'skip' | 'reply' | 'hold';
+
+/** How the safety message appears in the working history the held turn's model reads (it was sent, word for word). */
+export const SAFETY_MESSAGE_MARK = "[The study's fixed safety message was sent to the participant]";
 
 export interface SafetyScreen {
   /** Whether the coach's turn still runs for this message (false: the screen has marked it processed). */
@@ -59,6 +71,32 @@ export function createSafetyScreen(options: {
     return undefined;
   }
 
+  /** A message of a participant whose coach turn is held: recorded for that turn, not answered now. */
+  async function recordForHeldTurn(inbound: InboundMessage): Promise<void> {
+    await store.transaction(async (tx) => {
+      const now = clock.now();
+      await tx.transcript.append([options.transcriptEntry(inbound)]);
+      await appendToHistory(tx, inbound.participantId, [
+        { role: 'user', content: inbound.text, timestamp: inbound.receivedAt.toISOString() },
+      ]);
+      await tx.events.record({
+        participantId: inbound.participantId,
+        type: 'message-held-for-review',
+        data: {},
+        sourceMessageId: inbound.id,
+        createdAt: now,
+      });
+      await tx.inbound.markProcessed(inbound.id, now);
+    });
+  }
+
+  /** Whether this unflagged message waits for a held turn (a taken-over conversation is the staff's: not held). */
+  async function waitsForHeldTurn(inbound: InboundMessage): Promise<boolean> {
+    if (options.coachTurn !== 'hold') return false;
+    if (!(await store.alerts.heldTurn(inbound.participantId))) return false;
+    return !(await store.takeovers.get(inbound.participantId));
+  }
+
   return {
     async screen(inbound, participant) {
       // A structured poll answer is one of the study's own options: nothing to screen.
@@ -66,17 +104,28 @@ export function createSafetyScreen(options: {
       // A message whose flag already committed (a retry after a crash in the coach's turn): flagged once.
       if (await store.alerts.findBySourceMessage(inbound.id)) return { coachTurn: options.coachTurn === 'reply' };
       const detection = await detect(inbound);
-      if (!detection) return { coachTurn: true };
-      const skip = options.coachTurn === 'skip';
+      if (!detection) {
+        if (!(await waitsForHeldTurn(inbound))) return { coachTurn: true };
+        await recordForHeldTurn(inbound);
+        return { coachTurn: false };
+      }
+      const mode = options.coachTurn;
       const alertId = await store.transaction(async (tx) => {
         const now = clock.now();
-        if (skip) await tx.transcript.append([options.transcriptEntry(inbound)]);
+        const safetyText = options.safetyMessage(participant.language ?? 'en');
+        if (mode !== 'reply') await tx.transcript.append([options.transcriptEntry(inbound)]);
         await options.messenger.send(
           participant.id,
-          { type: 'text', text: options.safetyMessage(participant.language ?? 'en') },
+          { type: 'text', text: safetyText },
           { kind: 'notice', module: 'safety', sourceMessageId: inbound.id },
           tx,
         );
+        if (mode === 'hold') {
+          await appendToHistory(tx, participant.id, [
+            { role: 'user', content: inbound.text, timestamp: inbound.receivedAt.toISOString() },
+            { role: 'assistant', content: `${SAFETY_MESSAGE_MARK} ${safetyText}`, timestamp: now.toISOString() },
+          ]);
+        }
         const id = await options.alerts.raise(tx, {
           participantId: participant.id,
           kind: 'risk',
@@ -91,6 +140,7 @@ export function createSafetyScreen(options: {
           sourceMessageId: inbound.id,
           review: options.review,
         });
+        if (mode === 'hold') await tx.alerts.holdTurn(participant.id, inbound.id);
         await tx.events.record({
           participantId: participant.id,
           type: 'risk-detected',
@@ -100,19 +150,19 @@ export function createSafetyScreen(options: {
             score: detection.score ?? null,
             rule_language: detection.language ?? null,
             alert_id: id,
-            coach_turn: skip ? 'skipped' : 'answered',
+            coach_turn: mode === 'skip' ? 'skipped' : mode === 'hold' ? 'held' : 'answered',
           },
           sourceMessageId: inbound.id,
           createdAt: now,
         });
-        if (skip) await tx.inbound.markProcessed(inbound.id, now);
+        if (mode !== 'reply') await tx.inbound.markProcessed(inbound.id, now);
         return id;
       });
       log.warn(
         { inboundId: inbound.id, participantId: participant.id, detector: detection.detector, alertId },
         'risk detected: safety message sent, staff alerted',
       );
-      return { coachTurn: !skip };
+      return { coachTurn: mode === 'reply' };
     },
   };
 }

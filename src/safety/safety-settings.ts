@@ -24,7 +24,7 @@ export interface SafetySettings {
   modelThreshold: number;
   /** Per language: the defaults, with each language in `SAFETY_MESSAGES_FILE` replacing its default. */
   messages: Readonly<Record<string, string>>;
-  /** `SAFETY_COACH_TURN`: `skip` (default) or `reply`. */
+  /** `SAFETY_COACH_TURN`: `skip` (default), `reply`, or `hold` (until staff clear the review). */
   coachTurn: CoachTurnOnFlag;
   /** `SAFETY_REVIEW`: a flag puts the participant under staff review (no proactive messages until resolved). */
   review: boolean;
@@ -149,6 +149,11 @@ export function readSafetySettings(read: SettingsReader): SafetySettings {
   if (webhookUrl !== undefined && !/^https?:\/\//.test(webhookUrl)) {
     read.problems.push(`ALERT_WEBHOOK_URL must be an http(s) URL (got "${webhookUrl}")`);
   }
+  const coachTurn = read.oneOf('SAFETY_COACH_TURN', ['skip', 'reply', 'hold'] as const, 'skip');
+  const review = read.boolean('SAFETY_REVIEW', true);
+  if (coachTurn === 'hold' && !review) {
+    read.problems.push('SAFETY_COACH_TURN=hold waits for staff to clear the review: it needs SAFETY_REVIEW=true');
+  }
   return {
     keywords: { ...DEFAULT_RISK_KEYWORDS, ...keywords },
     modelCheck: read.boolean('SAFETY_MODEL_CHECK', false),
@@ -156,8 +161,8 @@ export function readSafetySettings(read: SettingsReader): SafetySettings {
     prompt: readPrompt(read),
     modelThreshold: read.number('SAFETY_MODEL_THRESHOLD', 0.5, (n) => n > 0 && n <= 1, 'a number above 0, at most 1'),
     messages: { ...DEFAULT_SAFETY_MESSAGES, ...messages },
-    coachTurn: read.oneOf('SAFETY_COACH_TURN', ['skip', 'reply'] as const, 'skip'),
-    review: read.boolean('SAFETY_REVIEW', true),
+    coachTurn,
+    review,
     quietHours: readQuietHours(read),
     pauseAnswersMessages: read.boolean('PAUSE_ANSWERS_MESSAGES', true),
     adherence: {

@@ -8,6 +8,8 @@
  * - delivery: one alert route (`dashboard`, `email`, `webhook`) of one alert and its outcome. The dashboard route is
  *   the alert row itself, delivered when it commits; the others are `alert_delivery` jobs (at least once, retried).
  * - review: a participant under staff review gets no proactive message until a person clears it.
+ * - held turn: with `SAFETY_COACH_TURN=hold`, the coach's turn for a flagged message waits for the end of the
+ *   review, then runs once (or is discarded by the staff member who ends it).
  */
 
 export const AlertStatus = { OPEN: 'open', ACKNOWLEDGED: 'acknowledged', RESOLVED: 'resolved' } as const;
@@ -72,8 +74,15 @@ export interface AlertRepository {
   ): Promise<void>;
   /** Puts the participant under staff review (no-op when already). */
   beginReview(participantId: string, alertId: string, at: Date): Promise<void>;
-  /** Returns false when the participant was not under review. */
+  /** Returns false when the participant was not under review (a held turn goes with the review). */
   endReview(participantId: string): Promise<boolean>;
+  /**
+   * Holds the coach's turn for this message until the review ends (`SAFETY_COACH_TURN=hold`); the first held message
+   * stays when there is one already. No-op when the participant is not under review.
+   */
+  holdTurn(participantId: string, messageId: string): Promise<void>;
+  /** The message whose coach turn is held, if one is. */
+  heldTurn(participantId: string): Promise<string | undefined>;
   underReview(participantId: string): Promise<boolean>;
 }
 

@@ -24,7 +24,12 @@ function deliveryLine(deliveries: readonly AlertDelivery[]): SafeHtml {
   )}`;
 }
 
-function alertItem(context: PageContext, alert: Alert, deliveries: readonly AlertDelivery[]): SafeHtml {
+function alertItem(
+  context: PageContext,
+  alert: Alert,
+  deliveries: readonly AlertDelivery[],
+  heldTurn: boolean,
+): SafeHtml {
   const who = alert.participantId
     ? html`<a href="/dashboard/participants/${alert.participantId}">${alert.participantId}</a> (<a href="/dashboard/participants/${alert.participantId}/safety">take over, pause</a>)`
     : html`the study`;
@@ -35,7 +40,7 @@ function alertItem(context: PageContext, alert: Alert, deliveries: readonly Aler
   const resolve =
     alert.status === 'resolved'
       ? html`<p>Resolved by ${alert.resolvedBy ?? '?'}: ${alert.resolveNote ?? ''}</p>`
-      : html`<form method="post" action="/dashboard/alerts/${alert.id}/resolve" class="inline">${csrfField(context)}<input name="note" required aria-label="Resolution note for ${alert.id}" placeholder="what was done"> <button type="submit">Resolve</button></form>`;
+      : html`<form method="post" action="/dashboard/alerts/${alert.id}/resolve" class="inline">${csrfField(context)}<input name="note" required aria-label="Resolution note for ${alert.id}" placeholder="what was done">${heldTurn ? html` <label><input type="checkbox" name="discard_held_turn" value="1"> discard the coach's held reply</label>` : ''} <button type="submit">Resolve</button></form>`;
   return html`<li id="${alert.id}" class="alert ${alert.status} ${alert.urgency}" data-alert-id="${alert.id}"><strong>${alert.urgency === 'urgent' ? 'URGENT ' : ''}${alert.kind}</strong> for ${who}, by ${alert.detector}${alert.rule ? ` (${alert.rule})` : ''} at ${alert.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${alert.reason}. <em>${alert.status}</em>${alert.acknowledgedBy ? ` by ${alert.acknowledgedBy}${alert.acknowledgeNote ? `: ${alert.acknowledgeNote}` : ''}` : ''}
 <br>${deliveryLine(deliveries)}${acknowledge} ${resolve}</li>`;
 }
@@ -61,8 +66,22 @@ export function registerAlertInboxRoutes(
       ...alerts.filter((alert) => alert.status !== 'resolved'),
       ...alerts.filter((alert) => alert.status === 'resolved'),
     ];
+    // Participants whose coach turn is held for their review: resolving may run it, or discard it.
+    const held = new Set<string>();
+    for (const participantId of new Set(
+      ordered.flatMap((alert) => (alert.participantId ? [alert.participantId] : [])),
+    )) {
+      if (await store.alerts.heldTurn(participantId)) held.add(participantId);
+    }
     const items = await Promise.all(
-      ordered.map(async (alert) => alertItem(context, alert, await store.alerts.deliveries(alert.id))),
+      ordered.map(async (alert) =>
+        alertItem(
+          context,
+          alert,
+          await store.alerts.deliveries(alert.id),
+          alert.participantId !== undefined && held.has(alert.participantId),
+        ),
+      ),
     );
     const body = html`<p>PromptPipe is not a crisis service: follow your study's safety protocol.</p>
 ${items.length === 0 ? html`<p>No alerts.</p>` : html`<ul class="alerts">${items}</ul>`}`;
@@ -87,7 +106,9 @@ ${items.length === 0 ? html`<p>No alerts.</p>` : html`<ul class="alerts">${items
     kit.needs('alerts'),
     action(async (form, request) => {
       if (!options.alerts) throw new Error('alerts are not configured');
-      await options.alerts.resolve(idOf(request), actor(request), form['note']?.trim() ?? '');
+      await options.alerts.resolve(idOf(request), actor(request), form['note']?.trim() ?? '', {
+        heldTurn: form['discard_held_turn'] ? 'discard' : 'run',
+      });
       return '/dashboard/alerts';
     }),
   );

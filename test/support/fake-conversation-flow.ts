@@ -40,6 +40,17 @@ export function createFakeConversationFlow(options: {
         return { reply: GREETING_TEXT, module: 'INTAKE', toolsCalled: [] };
       });
     },
+    continueConversation(participantId, turn) {
+      return lock.run(participantId, async (): Promise<TurnResult> => {
+        const reply = 'Continuing the conversation.';
+        await messenger.send(
+          participantId,
+          { type: 'text', text: reply },
+          { kind: 'reply', module: 'INTAKE', sourceMessageId: turn.sourceMessageId },
+        );
+        return { reply, module: 'INTAKE', toolsCalled: [] };
+      });
+    },
     handleMessage(message) {
       return lock.run(message.participantId, async (): Promise<TurnResult> => {
         // What the turn was asked, as data: `withReply` is left to the caller's own fallback (it marks processed).

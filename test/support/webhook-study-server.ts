@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type HttpReceiver, startHttpReceiver } from './http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from './scripted-openai-server.ts';
-import { type ServerProcess, startServer, stopServer } from './server-process.ts';
+import { killServer, type ServerProcess, startServer, stopServer } from './server-process.ts';
 
 export interface WebhookStudyServer {
   server: ServerProcess;
@@ -20,6 +20,8 @@ export interface WebhookStudyServer {
   call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response>;
   /** What the gateway received, in order: each message's text, or a poll's question. */
   texts(): string[];
+  /** SIGKILLs the server (a crash) and starts it again on the same state directory and settings. */
+  killAndRestart(): Promise<void>;
   /** `POST /admin/clock {set_to}`; throws unless it answered 200. */
   clockTo(iso: string): Promise<void>;
   close(): Promise<void>;
@@ -34,7 +36,7 @@ export async function startWebhookStudyServer(options: {
   const stateDir = await mkdtemp(join(tmpdir(), 'promptpipe-study-'));
   const gateway = await startHttpReceiver();
   const model = await startScriptedOpenAiServer({ respond: options.respond });
-  const server = await startServer({
+  const environment = {
     PATH: process.env.PATH ?? '',
     PROMPTPIPE_STATE_DIR: stateDir,
     OPENAI_BASE_URL: model.baseUrl,
@@ -49,7 +51,8 @@ export async function startWebhookStudyServer(options: {
     PROMPTPIPE_API_TOKEN: options.apiToken,
     LOG_LEVEL: 'warn',
     ...options.env,
-  });
+  };
+  let server = await startServer(environment);
   const call: WebhookStudyServer['call'] = (method, path, body) =>
     fetch(`${server.baseUrl}${path}`, {
       method,
@@ -60,7 +63,9 @@ export async function startWebhookStudyServer(options: {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   return {
-    server,
+    get server() {
+      return server;
+    },
     stateDir,
     model,
     gateway,
@@ -70,6 +75,10 @@ export async function startWebhookStudyServer(options: {
         const message = JSON.parse(request.body) as { text?: string; question?: string };
         return message.text ?? message.question ?? '';
       }),
+    async killAndRestart() {
+      await killServer(server);
+      server = await startServer(environment);
+    },
     async clockTo(iso) {
       const response = await call('POST', '/admin/clock', { set_to: iso });
       if (response.status !== 200)

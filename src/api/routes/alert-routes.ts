@@ -2,7 +2,7 @@
  * Staff alerts: `GET /alerts` (newest first, `?status=open|acknowledged|resolved`, `?participant_id=`),
  * `GET /alerts/:id`, and acknowledging (`POST /alerts/:id/acknowledge`, an optional note) and resolving
  * (`POST /alerts/:id/resolve`, a note required) with who did it. Resolving a participant's last unresolved alert ends
- * their staff review.
+ * their staff review, and runs the coach's turn held for it unless `held_turn` is `discard`.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -23,7 +23,13 @@ const listQuerySchema = z.object({
 });
 const idParamsSchema = z.object({ id: z.string().min(1) });
 const acknowledgeSchema = z.object({ note: z.string().trim().max(2000).optional() }).strict();
-const resolveSchema = z.object({ note: z.string().trim().min(1, 'a note is required').max(2000) }).strict();
+const resolveSchema = z
+  .object({
+    note: z.string().trim().min(1, 'a note is required').max(2000),
+    /** A coach turn held for the review (`SAFETY_COACH_TURN=hold`): `run` (default) or `discard`. */
+    held_turn: z.enum(['run', 'discard']).optional(),
+  })
+  .strict();
 
 const tags = ['safety'];
 const alertSchema = z.looseObject({ id: z.string(), status: z.enum(['open', 'acknowledged', 'resolved']) });
@@ -127,7 +133,12 @@ export function createAlertApiRoutes(options: {
     app.post('/alerts/:id/resolve', { ...permission('alerts'), schema: resolve }, async (request) => {
       const { id } = request.params;
       const body = request.body;
-      const alert = await options.alerts.resolve(id, staffActor(request), body.note);
+      const alert = await options.alerts.resolve(
+        id,
+        staffActor(request),
+        body.note,
+        body.held_turn ? { heldTurn: body.held_turn } : undefined,
+      );
       return ok(await view(alert));
     });
   };

@@ -181,6 +181,24 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
       return Number(result.numDeletedRows) > 0;
     },
 
+    async holdTurn(participantId, messageId) {
+      await db
+        .updateTable('safety_reviews')
+        .set({ held_message_id: messageId })
+        .where('participant_id', '=', participantId)
+        .where('held_message_id', 'is', null)
+        .execute();
+    },
+
+    async heldTurn(participantId) {
+      const row = await db
+        .selectFrom('safety_reviews')
+        .select('held_message_id')
+        .where('participant_id', '=', participantId)
+        .executeTakeFirst();
+      return row?.held_message_id ?? undefined;
+    },
+
     async underReview(participantId) {
       const row = await db
         .selectFrom('safety_reviews')

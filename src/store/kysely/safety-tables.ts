@@ -35,6 +35,8 @@ export interface SafetyReviewsTable {
   participant_id: string;
   alert_id: string;
   started_at: TimestampColumn;
+  /** The inbound message whose coach turn is held until the review ends (migration 052). */
+  held_message_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ConversationTakeoversTable {

@@ -25,6 +25,7 @@ import * as trialAllocations from './040-trial-allocations.ts';
 import * as trialDecisions from './041-trial-decisions.ts';
 import * as safetyAlerts from './050-safety-alerts.ts';
 import * as conversationTakeovers from './051-conversation-takeovers.ts';
+import * as heldCoachTurns from './052-held-coach-turns.ts';
 import * as ratings from './060-ratings.ts';
 import type { SchemaDialect } from './schema-dialect.ts';
 
@@ -56,6 +57,7 @@ function migrationsFor(dialect: SchemaDialect): Record<string, Migration> {
     '030-staff-accounts': { up: (db) => staffAccounts.up(db, dialect) },
     '050-safety-alerts': { up: (db) => safetyAlerts.up(db, dialect) },
     '051-conversation-takeovers': { up: (db) => conversationTakeovers.up(db, dialect) },
+    '052-held-coach-turns': { up: (db) => heldCoachTurns.up(db) },
     '060-ratings': { up: (db) => ratings.up(db, dialect) },
     '022-study-day-summary': { up: (db) => studyDaySummary.up(db, dialect) },
     '040-trial-allocations': { up: (db) => trialAllocations.up(db, dialect) },
