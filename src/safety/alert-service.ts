@@ -18,6 +18,8 @@ const ALERT_DELIVERY_ATTEMPTS = 12;
 export type AlertInput = Omit<NewAlert, 'id' | 'createdAt'> & {
   /** Put the participant under staff review (their proactive messages stop until a person resolves it). */
   review: boolean;
+  /** Only the dashboard, no e-mail or webhook: a notification for whoever is at the dashboard already. */
+  dashboardOnly?: boolean;
 };
 
 /** What ending a review does with a held coach turn: run it (the default) or discard it. */
@@ -74,9 +76,10 @@ export function createAlertService(options: {
     async raise(tx, input) {
       const now = clock.now();
       const id = newId('alert');
-      const { review, ...fields } = input;
-      await tx.alerts.create({ ...fields, id, createdAt: now }, ['dashboard', ...options.routes]);
-      for (const route of options.routes) {
+      const { review, dashboardOnly, ...fields } = input;
+      const routes = dashboardOnly ? [] : options.routes;
+      await tx.alerts.create({ ...fields, id, createdAt: now }, ['dashboard', ...routes]);
+      for (const route of routes) {
         await tx.jobs.enqueue(
           {
             id: newId('job'),
@@ -98,7 +101,7 @@ export function createAlertService(options: {
         ...(input.sourceMessageId ? { sourceMessageId: input.sourceMessageId } : {}),
         createdAt: now,
       });
-      if (options.routes.length > 0) tx.afterCommit(() => options.onEnqueued?.());
+      if (routes.length > 0) tx.afterCommit(() => options.onEnqueued?.());
       changed(tx);
       return id;
     },

@@ -6,6 +6,12 @@
  *
  * A taken-over conversation with no staff message for `idleAfterMs` raises one `takeover-idle` alert per quiet
  * spell (a `takeover_idle` job, moved on by every staff message).
+ *
+ * A participant's message in a taken-over conversation raises a `takeover-message` notification for the staff member
+ * who took it over: on the dashboard only (the alerts inbox and every page's live count; no e-mail or webhook, which
+ * would send one alert per message of a running conversation; a staff member who walked away is reached by the
+ * `takeover-idle` reminder, which goes on every route). One per unanswered spell: later messages join the open one,
+ * and the next staff message or the hand-back resolves it.
  */
 import { AppError } from '../domain/errors.ts';
 import type { ConversationMessage } from '../domain/history.ts';
@@ -18,6 +24,9 @@ import type { InboundMessage, Job, NewTranscriptEntry, Store } from '../store/st
 import type { AlertService } from './alert-service.ts';
 
 export const TAKEOVER_IDLE_JOB = 'takeover_idle';
+export const TAKEOVER_MESSAGE_ALERT = 'takeover-message';
+/** A notification's rule names whom it is for: one open notification per staff member and conversation. */
+const notificationRule = (takenBy: string) => `for ${takenBy}`;
 /** How a staff message appears in the working history the model reads. */
 export const STAFF_MESSAGE_MARK = '[A member of the study team wrote to the participant]';
 const idleKey = (participantId: string) => `${TAKEOVER_IDLE_JOB}:${participantId}`;
@@ -69,6 +78,40 @@ export function createTakeoverService(options: {
     tx.afterCommit(() => options.onEnqueued?.());
   }
 
+  /** The staff member answered or handed back: the notification of the participant's messages is read. */
+  async function settleNotification(tx: Store, takeover: Takeover, by: string, note: string, now: Date) {
+    const open = await tx.alerts.findUnresolved(
+      takeover.participantId,
+      TAKEOVER_MESSAGE_ALERT,
+      notificationRule(takeover.takenBy),
+    );
+    if (!open || !(await tx.alerts.resolve(open.id, by, note, now))) return;
+    await tx.events.record({
+      participantId: takeover.participantId,
+      type: 'alert-resolved',
+      data: { alert_id: open.id, by, note, review_ended: false, held_turn: null },
+      createdAt: now,
+    });
+  }
+
+  /** The `takeover-message` notification, unless one for this staff member is still unread. */
+  async function notify(tx: Store, takeover: Takeover, inbound: InboundMessage): Promise<void> {
+    const rule = notificationRule(takeover.takenBy);
+    if (await tx.alerts.findUnresolved(takeover.participantId, TAKEOVER_MESSAGE_ALERT, rule)) return;
+    await options.alerts.raise(tx, {
+      participantId: takeover.participantId,
+      kind: TAKEOVER_MESSAGE_ALERT,
+      detector: 'takeover',
+      rule,
+      score: undefined,
+      urgency: 'normal',
+      reason: `the participant wrote in the conversation ${takeover.takenBy} took over; reply on their safety page`,
+      sourceMessageId: undefined,
+      review: false,
+      dashboardOnly: true,
+    });
+  }
+
   async function current(participantId: string): Promise<Takeover> {
     const takeover = await store.takeovers.get(participantId);
     if (!takeover) throw new AppError('conflict', `the conversation of ${participantId} is not taken over`);
@@ -98,9 +141,10 @@ export function createTakeoverService(options: {
     },
 
     async staffMessage(participantId, by, message) {
-      await current(participantId);
+      const takeover = await current(participantId);
       return store.transaction(async (tx) => {
         const now = clock.now();
+        await settleNotification(tx, takeover, by, 'answered with a staff message', now);
         const sent = await options.messenger.send(participantId, message, { kind: 'organiser', module: 'staff' }, tx);
         const entry: ConversationMessage = {
           role: 'assistant',
@@ -125,6 +169,7 @@ export function createTakeoverService(options: {
         const now = clock.now();
         const ended = await tx.takeovers.end(participantId);
         if (!ended) throw new AppError('conflict', `the conversation of ${participantId} is not taken over`);
+        await settleNotification(tx, ended, by, 'handed back to the coach', now);
         await tx.jobs.cancelByKey(idleKey(participantId), now);
         await tx.events.record({
           participantId,
@@ -137,7 +182,8 @@ export function createTakeoverService(options: {
     },
 
     async intercept(inbound) {
-      if (!(await store.takeovers.get(inbound.participantId))) return false;
+      const takeover = await store.takeovers.get(inbound.participantId);
+      if (!takeover) return false;
       await store.transaction(async (tx) => {
         const now = clock.now();
         await tx.transcript.append([options.transcriptEntry(inbound)]);
@@ -151,6 +197,7 @@ export function createTakeoverService(options: {
           sourceMessageId: inbound.id,
           createdAt: now,
         });
+        await notify(tx, takeover, inbound);
         await tx.inbound.markProcessed(inbound.id, now);
         tx.afterCommit(() => options.onParticipantMessage?.(inbound.participantId));
       });

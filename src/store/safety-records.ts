@@ -18,7 +18,7 @@ export type AlertStatus = (typeof AlertStatus)[keyof typeof AlertStatus];
 export interface NewAlert {
   id: string;
   participantId: string | undefined;
-  /** `risk` (a detector), `staff-flag` (the coach's tool), `adherence`, `takeover-idle`. */
+  /** `risk` (a detector), `staff-flag` (the coach's tool), `adherence`, `takeover-idle`, `takeover-message`. */
   kind: string;
   /** `keywords`, `model`, `coach`, or the rule that raised it. */
   detector: string;

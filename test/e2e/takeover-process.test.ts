@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STAFF_MESSAGE_MARK } from '../../src/safety/takeover-service.ts';
+import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { describeOutput, waitFor } from '../support/server-process.ts';
 import { startWebhookStudyServer, type WebhookStudyServer } from '../support/webhook-study-server.ts';
 
@@ -10,12 +11,17 @@ const STAFF_TEXT = 'Hi, this is Sam from the study team. How are you feeling tod
 const PARTICIPANT_ANSWER = 'Better now, thanks for checking on me';
 
 let study: WebhookStudyServer;
+/** The alert webhook: the idle reminder goes there, the notification of a participant's message does not. */
+let alertHook: HttpReceiver;
 
 beforeAll(async () => {
+  alertHook = await startHttpReceiver();
   study = await startWebhookStudyServer({
     apiToken: API_TOKEN,
     env: {
       TAKEOVER_IDLE_AFTER: '20m',
+      ALERT_WEBHOOK_URL: alertHook.url,
+      ALERT_WEBHOOK_SECRET: 'takeover-alert-hook-secret',
     },
     respond: (request) => {
       const said = request.lastMessage?.content ?? '';
@@ -26,7 +32,18 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await study?.close();
+  await alertHook?.close();
 }, 30_000);
+
+interface AlertView {
+  id: string;
+  kind: string;
+  rule: string;
+  urgency: string;
+  status: string;
+  resolved_by: string | null;
+  deliveries: { route: string }[];
+}
 
 const call = (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response> =>
   study.call(method, path, body);
@@ -78,14 +95,52 @@ describe('taking over a conversation, against the server process', () => {
     );
     expect(study.model.requests.length).toBe(modelCallsBefore);
     expect(texts()).toEqual([GREETING, STAFF_TEXT, poll.question]);
+    const alerts = async (): Promise<AlertView[]> =>
+      ((await (await call('GET', '/alerts')).json()) as { result: { alerts: AlertView[] } }).result.alerts;
 
-    // Left without a staff message for longer than TAKEOVER_IDLE_AFTER: one reminder alert.
+    // The staff member is notified on the dashboard: one low-urgency notification for the unanswered spell, however
+    // many messages, and no coach turn.
+    const notified = await alerts();
+    expect(notified.map((alert) => [alert.kind, alert.rule, alert.urgency, alert.status])).toEqual([
+      ['takeover-message', 'for PROMPTPIPE_API_TOKEN', 'normal', 'open'],
+    ]);
+    expect(notified[0]?.deliveries.map((delivery) => delivery.route)).toEqual(['dashboard']);
+    expect(
+      (await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'Are you there?', id: 'p-1b' })).status,
+    ).toBe(202);
+    await wait('the second message recorded', async () =>
+      (await transcript(participantId)).some((entry) => entry.content === 'Are you there?'),
+    );
+    expect((await alerts()).map((alert) => alert.kind)).toEqual(['takeover-message']);
+    expect(study.model.requests.length).toBe(modelCallsBefore);
+
+    // Left without a staff message for longer than TAKEOVER_IDLE_AFTER: one reminder alert, on every route.
     expect((await call('POST', '/admin/clock', { advance_ms: 45 * 60_000 })).status).toBe(200);
-    const alerts = ((await (await call('GET', '/alerts')).json()) as { result: { alerts: { kind: string }[] } }).result
-      .alerts;
-    expect(alerts.map((alert) => alert.kind)).toEqual(['takeover-idle']);
+    const reminded = await alerts();
+    expect(reminded.map((alert) => alert.kind)).toEqual(['takeover-idle', 'takeover-message']);
+    expect(reminded[0]?.deliveries.map((delivery) => delivery.route)).toEqual(['dashboard', 'webhook']);
+    await wait('the reminder on the alert webhook', () => alertHook.requests.length === 1);
+    expect(alertHook.requests[0]?.body).toContain('takeover-idle');
+
+    // The next staff message reads the notification; a later participant message raises a new one.
+    expect((await call('POST', `${base}/staff-messages`, { text: 'Sorry, I am back' })).status).toBe(201);
+    expect((await alerts()).find((alert) => alert.kind === 'takeover-message')).toMatchObject({
+      status: 'resolved',
+      resolved_by: 'PROMPTPIPE_API_TOKEN',
+    });
+    expect((await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'OK', id: 'p-1c' })).status).toBe(
+      202,
+    );
+    await wait('a new notification', async () =>
+      (await alerts()).some((alert) => alert.kind === 'takeover-message' && alert.status === 'open'),
+    );
 
     expect((await call('POST', `${base}/handback`)).status).toBe(200);
+    // Handing back reads it too; the webhook never carried a notification.
+    expect((await alerts()).filter((alert) => alert.status === 'open').map((alert) => alert.kind)).toEqual([
+      'takeover-idle',
+    ]);
+    expect(alertHook.requests.every((request) => !request.body.includes('takeover-message'))).toBe(true);
     expect((await call('POST', `${base}/staff-messages`, { text: 'after' })).status).toBe(409);
     const next = await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'Back to walking', id: 'p-2' });
     expect(next.status).toBe(202);
@@ -94,9 +149,12 @@ describe('taking over a conversation, against the server process', () => {
     const contents = request?.body.messages.map((message) => `${message.role}: ${message.content}`) ?? [];
     const staffAt = contents.indexOf(`assistant: ${STAFF_MESSAGE_MARK} ${STAFF_TEXT}`);
     expect(staffAt).toBeGreaterThan(0);
-    expect(contents.slice(staffAt + 1, staffAt + 4)).toEqual([
+    expect(contents.slice(staffAt + 1)).toEqual([
       `assistant: ${STAFF_MESSAGE_MARK} ${poll.question}\n1. Yes\n2. No`,
       `user: ${PARTICIPANT_ANSWER}`,
+      'user: Are you there?',
+      `assistant: ${STAFF_MESSAGE_MARK} Sorry, I am back`,
+      'user: OK',
       'user: Back to walking',
     ]);
   });
