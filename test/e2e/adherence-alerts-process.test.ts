@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { describeOutput, waitFor } from '../support/server-process.ts';
 import { startWebhookStudyServer, type WebhookStudyServer } from '../support/webhook-study-server.ts';
 
@@ -6,11 +7,17 @@ const API_TOKEN = 'adherence-e2e-api-token';
 const PHONE = '+15551230501';
 
 let study: WebhookStudyServer;
+/** The alert webhook, down at first: an adherence alert must survive a SIGKILL before its delivery. */
+let alertHook: HttpReceiver;
 
 beforeAll(async () => {
+  alertHook = await startHttpReceiver();
+  alertHook.respond = () => ({ status: 503 });
   study = await startWebhookStudyServer({
     apiToken: API_TOKEN,
     env: {
+      ALERT_WEBHOOK_URL: alertHook.url,
+      ALERT_WEBHOOK_SECRET: 'adherence-alert-hook-secret',
       ADHERENCE_MISSED_PROMPTS: '2',
       ADHERENCE_SILENT_DAYS: '3',
       ADHERENCE_CHECK_EVERY: '1h',
@@ -30,6 +37,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await study?.close();
+  await alertHook?.close();
 }, 30_000);
 
 const call = (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response> =>
@@ -37,10 +45,16 @@ const call = (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Res
 
 const texts = (): string[] => study.texts();
 
-async function adherenceAlerts(): Promise<{ id: string; rule: string }[]> {
+interface AlertView {
+  id: string;
+  kind: string;
+  rule: string;
+  deliveries: { route: string; status: string; last_error: string | null }[];
+}
+
+async function adherenceAlerts(): Promise<AlertView[]> {
   const response = await call('GET', '/alerts');
-  const alerts = ((await response.json()) as { result: { alerts: { id: string; kind: string; rule: string }[] } })
-    .result.alerts;
+  const alerts = ((await response.json()) as { result: { alerts: AlertView[] } }).result.alerts;
   return alerts.filter((alert) => alert.kind === 'adherence').toReversed();
 }
 
@@ -63,10 +77,22 @@ describe('adherence alerts, against the server process', () => {
     await clockTo('2026-03-04T12:00:00.000Z');
     const first = await adherenceAlerts();
     expect(first.map((alert) => alert.rule)).toEqual(['2 daily prompts unanswered since 2026-03-02T14:00:00.000Z']);
+    // Raised, its webhook delivery failed (the route is down); the server is killed before delivering it.
+    const webhookOf = (alert: AlertView | undefined) =>
+      alert?.deliveries.find((delivery) => delivery.route === 'webhook');
+    await wait('a failed webhook attempt', async () => webhookOf((await adherenceAlerts())[0])?.last_error);
+    expect(webhookOf((await adherenceAlerts())[0])?.status).toBe('pending');
+    await study.killAndRestart();
+    alertHook.respond = () => ({ status: 200 });
     // Resolved by staff, the silence goes on: no second alert for it; three silent days add the other rule, once.
     const firstId = first[0]?.id ?? '';
     expect((await call('POST', `/alerts/${firstId}/resolve`, { note: 'texted them' })).status).toBe(200);
     await clockTo('2026-03-07T12:00:00.000Z');
+    // After the restart, every adherence alert reached the webhook (the first one at least once).
+    await wait('the adherence alerts delivered', async () =>
+      (await adherenceAlerts()).every((alert) => webhookOf(alert)?.status === 'delivered'),
+    );
+    expect(alertHook.requests.filter((request) => request.body.includes(firstId)).length).toBeGreaterThanOrEqual(2);
     expect((await adherenceAlerts()).map((alert) => alert.rule)).toEqual([
       '2 daily prompts unanswered since 2026-03-02T14:00:00.000Z',
       'no message for 3 days since 2026-03-02T14:00:00.000Z',

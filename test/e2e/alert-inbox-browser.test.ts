@@ -3,7 +3,7 @@
  * the participants page sees the open alerts' count in the header go from 0 to 1 without reloading when a participant
  * writes a risky message, opens the inbox, acknowledges the alert with a note and resolves it; both are recorded with
  * who did it; then, from the participant's safety page, takes the conversation over, replies as staff, sees the
- * participant's answer arrive live (no coach answer) and hands it back. Skipped (with a notice) where Chromium is missing, failing in CI (test/web/browser.ts).
+ * participant's answer arrive live (no coach answer, a notification in the header's count) and hands it back. Skipped (with a notice) where Chromium is missing, failing in CI (test/web/browser.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -139,11 +139,19 @@ describe.skipIf(!availability.run)('the alerts inbox in a browser, against the s
     );
     await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'Yes, I am with my sister', id: 'r-2' });
     await page.locator('#transcript').getByText('Yes, I am with my sister').waitFor(WAIT);
+    // And a notification: the header's count of the same page goes up, live; the inbox names whom it is for.
+    await expect.poll(() => count.textContent(), WAIT).toBe('1');
     expect(gateway.requests.some((request) => request.body.includes('Coach heard: Yes, I am with my sister'))).toBe(
       false,
     );
     await page.getByRole('button', { name: 'Hand back to the coach' }).click();
     await page.getByText('Handed back to the coach.').waitFor(WAIT);
+    // Handing back reads the notification.
+    await expect.poll(() => count.textContent(), WAIT).toBe('0');
+    await page.getByRole('link', { name: 'Alerts', exact: true }).click();
+    const notification = page.locator('li.alert', { hasText: 'takeover-message' });
+    await expect.poll(() => notification.textContent(), WAIT).toContain('for ');
+    expect(await notification.textContent()).toContain('handed back to the coach');
     await context.close();
   });
 });

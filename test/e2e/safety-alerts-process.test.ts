@@ -239,6 +239,14 @@ describe('the safety net, against the server process', () => {
     await wait('the model-flagged alert e-mailed', () =>
       smtp?.mails.some((mail) => mail.raw.includes(flagged?.id ?? '?')),
     );
+    await wait('the model-flagged alert on the webhook', () =>
+      alertHook.requests.some((request) => request.body.includes(flagged?.id ?? '?')),
+    );
+    await wait('the model-flagged alert delivered on every route', async () =>
+      (await alerts())
+        .find((alert) => alert.id === flagged?.id)
+        ?.deliveries.every((delivery) => delivery.status === 'delivered'),
+    );
 
     // Acknowledging and resolving are recorded, with who and the note; bad input changes nothing.
     const id = flagged?.id ?? '';
