@@ -266,18 +266,34 @@ describe('the safety net, against the server process', () => {
     });
   });
 
-  it('the coach’s flag_for_staff raises an alert that goes the same way', { timeout: 60_000 }, async ({
-    onTestFailed,
-  }) => {
+  it('the coach’s flag_for_staff raises an alert that goes the same way, through a SIGKILL', {
+    timeout: 90_000,
+  }, async ({ onTestFailed }) => {
     onTestFailed(() => console.error(describeOutput(serverProcess)));
     const wait = <T>(what: string, check: () => T | Promise<T>) => waitFor(what, check, 20_000, [serverProcess]);
+    // The webhook is down when the coach flags: the server is SIGKILLed before the alert is delivered.
+    alertHook.respond = () => ({ status: 503 });
     const before = alertHook.requests.length;
     await send(THIRD, ASKS_FOR_A_PERSON, 'asks-for-a-person');
     await wait('the coach’s answer', () => deliveredTo(THIRD).includes('I have let the study team know.'));
     const flagged = (await alerts()).find((alert) => alert.detector === 'coach');
     expect(flagged).toMatchObject({ kind: 'staff-flag', rule: 'urgent', status: 'open' });
-    await wait('the flag on the webhook', () =>
+    await wait('a refused webhook attempt', () =>
       alertHook.requests.slice(before).some((request) => request.body.includes(flagged?.id ?? '?')),
+    );
+    if (serverProcess) await killServer(serverProcess);
+    alertHook.respond = () => ({ status: 200 });
+    const afterKill = alertHook.requests.length;
+    serverProcess = await startServer(environment());
+    // The manual clock starts again at CLOCK_START: past the earlier test's 5 minutes and the retry's back-off.
+    expect((await call('POST', '/admin/clock', { advance_ms: 30 * 60_000 })).status).toBe(200);
+    await wait('the flag on the webhook after the restart', () =>
+      alertHook.requests.slice(afterKill).some((request) => request.body.includes(flagged?.id ?? '?')),
+    );
+    await wait('the flag delivered on every route', async () =>
+      (await alerts())
+        .find((alert) => alert.id === flagged?.id)
+        ?.deliveries.every((delivery) => delivery.status === 'delivered'),
     );
     expect(JSON.parse(alertHook.requests.at(-1)?.body ?? '{}').alert.reason).toBe('Asks to talk to a person');
   });
