@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adherenceRuleText } from '../../src/safety/adherence-alerts.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
@@ -34,6 +35,9 @@ const PEOPLE = [
 ];
 const SKIPPED_DAY = 5; // 8 March, for Bea
 const PAUSED_DAYS = [7, 8, 9]; // 10–12 March, for Cy
+
+/** Bea's open adherence alert (the roster's filter and marker). */
+const BEA_ALERT_RULE = adherenceRuleText.missedPrompts(2, new Date('2026-03-13T12:00:00Z'));
 
 async function writeStudy(store: Store): Promise<void> {
   for (const [index, person] of PEOPLE.entries()) {
@@ -97,6 +101,24 @@ async function writeStudy(store: Store): Promise<void> {
   await store.llmCalls.record({ ...call, totalTokens: 800, createdAt: new Date('2026-03-16T09:00:00Z') });
 }
 
+async function writeAdherenceAlert(store: Store): Promise<void> {
+  await store.alerts.create(
+    {
+      id: 'alert_bea',
+      participantId: 'p_2',
+      kind: 'adherence',
+      detector: 'adherence',
+      rule: BEA_ALERT_RULE,
+      score: undefined,
+      urgency: 'normal',
+      reason: '2 daily prompts in a row without an answer',
+      sourceMessageId: undefined,
+      createdAt: new Date('2026-03-15T12:00:00Z'),
+    },
+    ['dashboard'],
+  );
+}
+
 describe.skipIf(!availability.run)('roster, overview and adherence grid at 1366 px, against the real server', () => {
   const problems: string[] = [];
   let stateDir = '';
@@ -108,6 +130,7 @@ describe.skipIf(!availability.run)('roster, overview and adherence grid at 1366 
     stateDir = await mkdtemp(join(tmpdir(), 'promptpipe-study-views-'));
     const store = await createSqliteStore({ filename: join(stateDir, 'promptpipe.db') });
     await writeStudy(store);
+    await writeAdherenceAlert(store);
     await store.close();
     server = await startServer({
       PATH: process.env.PATH ?? '',
@@ -184,6 +207,27 @@ describe.skipIf(!availability.run)('roster, overview and adherence grid at 1366 
     const row = page.getByRole('row', { name: /Maximiliana/ });
     expect((await row.locator('td.counts').textContent())?.trim()).toBe('14 / 10 / 5');
     expect(await page.getByText('12 participant(s)').count()).toBe(1);
+  });
+
+  it('filters the roster on open adherence alerts from its form, keeps the filter in the URL, marks the row', async () => {
+    await page.goto(`${server.baseUrl}/dashboard`);
+    await page.getByLabel('Adherence alert').selectOption('missed-prompts');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/adherence_alert=missed-prompts/, WAIT);
+    expect(await page.getByText('1 participant(s)').count()).toBe(1);
+    const rows = page.locator('#roster tbody tr');
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain('Bea Skipped');
+    const marker = rows.first().getByRole('link', { name: 'adherence alert' });
+    expect(await marker.getAttribute('title')).toBe(`Adherence alert: ${BEA_ALERT_RULE}`);
+    expect(await page.getByLabel('Adherence alert').inputValue()).toBe('missed-prompts');
+    // Another rule: nobody; the marker leads to the alert in the inbox.
+    await page.getByLabel('Adherence alert').selectOption('silent-days');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('0 participant(s)').waitFor(WAIT);
+    await page.goto(`${server.baseUrl}/dashboard?adherence_alert=any`);
+    await page.locator('#roster a.adherence-alert').click();
+    await page.locator('li#alert_bea').waitFor(WAIT);
   });
 
   it('draws the overview charts at their size, every label and value inside them, 12345 whole', async () => {
