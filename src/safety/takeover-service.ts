@@ -10,8 +10,9 @@
  * A participant's message in a taken-over conversation raises a `takeover-message` notification for the staff member
  * who took it over: on the dashboard only (the alerts inbox and every page's live count; no e-mail or webhook, which
  * would send one alert per message of a running conversation; a staff member who walked away is reached by the
- * `takeover-idle` reminder, which goes on every route). One per unanswered spell: later messages join the open one,
- * and the next staff message or the hand-back resolves it.
+ * `takeover-idle` reminder, which goes on every route). One unread (open) notification at a time: later messages
+ * join it, a message after staff acknowledged it raises a new one, and the next staff message or the hand-back
+ * resolves them.
  */
 import { AppError } from '../domain/errors.ts';
 import type { ConversationMessage } from '../domain/history.ts';
@@ -78,26 +79,31 @@ export function createTakeoverService(options: {
     tx.afterCommit(() => options.onEnqueued?.());
   }
 
-  /** The staff member answered or handed back: the notification of the participant's messages is read. */
-  async function settleNotification(tx: Store, takeover: Takeover, by: string, note: string, now: Date) {
-    const open = await tx.alerts.findUnresolved(
-      takeover.participantId,
-      TAKEOVER_MESSAGE_ALERT,
-      notificationRule(takeover.takenBy),
+  /** The participant's notifications for this staff member not yet resolved (an acknowledged one is still unresolved). */
+  async function unresolvedNotifications(tx: Store, takeover: Takeover) {
+    const rule = notificationRule(takeover.takenBy);
+    return (await tx.alerts.list({ participantId: takeover.participantId, limit: 1000 })).filter(
+      (alert) => alert.kind === TAKEOVER_MESSAGE_ALERT && alert.rule === rule && alert.status !== 'resolved',
     );
-    if (!open || !(await tx.alerts.resolve(open.id, by, note, now))) return;
-    await tx.events.record({
-      participantId: takeover.participantId,
-      type: 'alert-resolved',
-      data: { alert_id: open.id, by, note, review_ended: false, held_turn: null },
-      createdAt: now,
-    });
   }
 
-  /** The `takeover-message` notification, unless one for this staff member is still unread. */
-  async function notify(tx: Store, takeover: Takeover, inbound: InboundMessage): Promise<void> {
+  /** The staff member answered or handed back: the notifications of the participant's messages are read. */
+  async function settleNotifications(tx: Store, takeover: Takeover, by: string, note: string, now: Date) {
+    for (const notification of await unresolvedNotifications(tx, takeover)) {
+      if (!(await tx.alerts.resolve(notification.id, by, note, now))) continue;
+      await tx.events.record({
+        participantId: takeover.participantId,
+        type: 'alert-resolved',
+        data: { alert_id: notification.id, by, note, review_ended: false, held_turn: null },
+        createdAt: now,
+      });
+    }
+  }
+
+  /** The `takeover-message` notification, unless one for this staff member is still unread (open). */
+  async function notify(tx: Store, takeover: Takeover): Promise<void> {
     const rule = notificationRule(takeover.takenBy);
-    if (await tx.alerts.findUnresolved(takeover.participantId, TAKEOVER_MESSAGE_ALERT, rule)) return;
+    if ((await unresolvedNotifications(tx, takeover)).some((alert) => alert.status === 'open')) return;
     await options.alerts.raise(tx, {
       participantId: takeover.participantId,
       kind: TAKEOVER_MESSAGE_ALERT,
@@ -144,7 +150,7 @@ export function createTakeoverService(options: {
       const takeover = await current(participantId);
       return store.transaction(async (tx) => {
         const now = clock.now();
-        await settleNotification(tx, takeover, by, 'answered with a staff message', now);
+        await settleNotifications(tx, takeover, by, 'answered with a staff message', now);
         const sent = await options.messenger.send(participantId, message, { kind: 'organiser', module: 'staff' }, tx);
         const entry: ConversationMessage = {
           role: 'assistant',
@@ -169,7 +175,7 @@ export function createTakeoverService(options: {
         const now = clock.now();
         const ended = await tx.takeovers.end(participantId);
         if (!ended) throw new AppError('conflict', `the conversation of ${participantId} is not taken over`);
-        await settleNotification(tx, ended, by, 'handed back to the coach', now);
+        await settleNotifications(tx, ended, by, 'handed back to the coach', now);
         await tx.jobs.cancelByKey(idleKey(participantId), now);
         await tx.events.record({
           participantId,
@@ -197,7 +203,7 @@ export function createTakeoverService(options: {
           sourceMessageId: inbound.id,
           createdAt: now,
         });
-        await notify(tx, takeover, inbound);
+        await notify(tx, takeover);
         await tx.inbound.markProcessed(inbound.id, now);
         tx.afterCommit(() => options.onParticipantMessage?.(inbound.participantId));
       });

@@ -90,7 +90,7 @@ export function participantsPage(
 <label>Idle <select name="idle">${option('', 'any', query.idle)}${option('yes', 'idle', query.idle)}${option('no', 'not idle', query.idle)}</select></label>
 <label>Channel <select name="channel">${option('', 'any', query.channel)}${context.channels.map((channel) => option(channel, channel, query.channel))}</select></label>
 ${armFilterControl(query.arm ?? '', trial)}
-<label>Adherence alert <select name="adherence_alert">${option('', 'any or none', query.adherenceAlert)}${option('any', 'open (any rule)', query.adherenceAlert)}${option('missed-prompts', 'open: prompts unanswered', query.adherenceAlert)}${option('silent-days', 'open: days without a message', query.adherenceAlert)}</select></label>
+<label>Adherence alert <select name="adherence_alert">${option('', 'any or none', query.adherenceAlert)}${option('any', 'unresolved, any rule', query.adherenceAlert)}${option('missed-prompts', 'unresolved: prompts unanswered', query.adherenceAlert)}${option('silent-days', 'unresolved: days without a message', query.adherenceAlert)}</select></label>
 <button type="submit">Filter</button></form>
 <p>${result.total} participant(s)</p>
 <div class="table-wrap"><table id="roster"><thead><tr><th scope="col">Participant</th>${armHeader(trial)}<th scope="col">Status</th><th scope="col">Sub-state</th><th scope="col">Channel</th><th scope="col">Language</th><th scope="col">Next prompt (local)</th><th scope="col">Last message</th><th scope="col" class="counts"><abbr title="Daily prompts sent / days answered / days answered Done">Sent / answered / done</abbr></th></tr></thead>

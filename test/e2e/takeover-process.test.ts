@@ -112,22 +112,35 @@ describe('taking over a conversation, against the server process', () => {
       (await transcript(participantId)).some((entry) => entry.content === 'Are you there?'),
     );
     expect((await alerts()).map((alert) => alert.kind)).toEqual(['takeover-message']);
+    // Once read (acknowledged), the next message notifies again.
+    expect((await call('POST', `/alerts/${notified[0]?.id}/acknowledge`, {})).status).toBe(200);
+    expect((await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'Hello?', id: 'p-1d' })).status).toBe(
+      202,
+    );
+    await wait('a second notification', async () =>
+      (await alerts()).some((alert) => alert.kind === 'takeover-message' && alert.status === 'open'),
+    );
+    expect((await alerts()).map((alert) => [alert.kind, alert.status])).toEqual([
+      ['takeover-message', 'open'],
+      ['takeover-message', 'acknowledged'],
+    ]);
     expect(study.model.requests.length).toBe(modelCallsBefore);
 
     // Left without a staff message for longer than TAKEOVER_IDLE_AFTER: one reminder alert, on every route.
     expect((await call('POST', '/admin/clock', { advance_ms: 45 * 60_000 })).status).toBe(200);
     const reminded = await alerts();
-    expect(reminded.map((alert) => alert.kind)).toEqual(['takeover-idle', 'takeover-message']);
+    expect(reminded.map((alert) => alert.kind)).toEqual(['takeover-idle', 'takeover-message', 'takeover-message']);
     expect(reminded[0]?.deliveries.map((delivery) => delivery.route)).toEqual(['dashboard', 'webhook']);
     await wait('the reminder on the alert webhook', () => alertHook.requests.length === 1);
     expect(alertHook.requests[0]?.body).toContain('takeover-idle');
 
-    // The next staff message reads the notification; a later participant message raises a new one.
+    // The next staff message reads the notifications; a later participant message raises a new one.
     expect((await call('POST', `${base}/staff-messages`, { text: 'Sorry, I am back' })).status).toBe(201);
-    expect((await alerts()).find((alert) => alert.kind === 'takeover-message')).toMatchObject({
-      status: 'resolved',
-      resolved_by: 'PROMPTPIPE_API_TOKEN',
-    });
+    const read = (await alerts()).filter((alert) => alert.kind === 'takeover-message');
+    expect(read.map((alert) => [alert.status, alert.resolved_by])).toEqual([
+      ['resolved', 'PROMPTPIPE_API_TOKEN'],
+      ['resolved', 'PROMPTPIPE_API_TOKEN'],
+    ]);
     expect((await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'OK', id: 'p-1c' })).status).toBe(
       202,
     );
@@ -153,6 +166,7 @@ describe('taking over a conversation, against the server process', () => {
       `assistant: ${STAFF_MESSAGE_MARK} ${poll.question}\n1. Yes\n2. No`,
       `user: ${PARTICIPANT_ANSWER}`,
       'user: Are you there?',
+      'user: Hello?',
       `assistant: ${STAFF_MESSAGE_MARK} Sorry, I am back`,
       'user: OK',
       'user: Back to walking',
