@@ -39,6 +39,7 @@ export function registerSafetyPageRoutes(
     const id = idOf(request);
     const participant = await participants.get(id);
     const takeover = await store.takeovers.get(id);
+    const held = await store.alerts.heldTurn(id);
     const transcript = await participants.history(id, { limit: 50 });
     const zone = participant.timezone || 'UTC';
     const lastId = transcript.at(-1)?.id ?? 0;
@@ -53,6 +54,7 @@ export function registerSafetyPageRoutes(
         ? html`<p>Paused.</p><form method="post" action="/dashboard/participants/${id}/safety/resume" class="inline">${csrf}<button type="submit">Resume now</button></form>`
         : html`<form method="post" action="/dashboard/participants/${id}/safety/pause">${csrf}<label for="resume-on">Resume on (optional)</label><input id="resume-on" name="resume_on" type="date"> <button type="submit">Pause (vacation mode)</button></form>`;
     const body = html`<p><a href="/dashboard/participants/${id}">${participant.name || id}</a> \u00b7 <a href="/dashboard/alerts">Alerts</a></p>
+${held ? html`<p>The coach's reply is held until staff resolve this participant's alerts (<a href="/dashboard/alerts">Alerts</a>: resolve to let the coach answer, or discard it).</p>` : ''}
 <section class="card"><h2>Takeover</h2>${takeoverSection}</section>
 <section class="card"><h2>Pause</h2>${pauseSection}</section>
 <section class="card"><h2>Conversation</h2><ol id="transcript" class="chat" data-live="/dashboard/participants/${id}/live?after=${lastId}" aria-live="polite">

@@ -79,6 +79,27 @@ async function transcript(participantId: string): Promise<string[]> {
   return ((await response.json()) as { result: { content: string }[] }).result.map((entry) => entry.content);
 }
 
+/** A dashboard session of the API token's holder (the sign-in form's cookie). */
+async function signIn(): Promise<string> {
+  const response = await fetch(`${study.server.baseUrl}/dashboard/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `token=${API_TOKEN}`,
+    redirect: 'manual',
+  });
+  return String(response.headers.get('set-cookie')).split(';')[0] ?? '';
+}
+
+async function dashboardPage(path: string, cookie: string): Promise<string> {
+  const page = await fetch(`${study.server.baseUrl}${path}`, { headers: { cookie } });
+  expect(page.status).toBe(200);
+  return page.text();
+}
+
+const safetyPage = async (participantId: string): Promise<string> =>
+  dashboardPage(`/dashboard/participants/${participantId}/safety`, await signIn());
+const HELD_NOTICE = "The coach's reply is held until staff resolve";
+
 const modelCallsAbout = (text: string): number =>
   study.model.requests.filter((request) => request.body.messages.some((message) => message.content === text)).length;
 
@@ -100,6 +121,7 @@ describe('the coach turn held for a staff review, against the server process', (
 
     // A crash between the flag and the clearing loses nothing.
     await study.killAndRestart();
+    expect(await safetyPage(participantId)).toContain(HELD_NOTICE);
     const base = `/conversation/participants/${participantId}`;
     expect((await call('POST', `${base}/takeover`, { timers: 'keep' })).status).toBe(201);
     expect((await call('POST', `${base}/staff-messages`, { text: STAFF_TEXT })).status).toBe(201);
@@ -117,6 +139,7 @@ describe('the coach turn held for a staff review, against the server process', (
     const resolved = await call('POST', `/alerts/${alert.id}/resolve`, { note: 'Sam spoke with them; safe' });
     expect(resolved.status).toBe(200);
     await wait('the held turn', () => deliveredTo(HELD_PHONE).includes(HELD_REPLY));
+    expect(await safetyPage(participantId)).not.toContain(HELD_NOTICE);
 
     const held = study.model.requests.filter((request) => request.lastMessage?.content === HELD_TURN_HINT);
     expect(held).toHaveLength(1);
@@ -152,8 +175,20 @@ describe('the coach turn held for a staff review, against the server process', (
     const heldTurnsBefore = study.model.requests.filter(
       (request) => request.lastMessage?.content === HELD_TURN_HINT,
     ).length;
-    const resolved = await call('POST', `/alerts/${alert.id}/resolve`, { note: 'called them', held_turn: 'discard' });
-    expect(resolved.status).toBe(200);
+    // Resolved from the dashboard's inbox, its "discard the coach's held reply" box ticked.
+    const cookie = await signIn();
+    const inbox = await dashboardPage('/dashboard/alerts', cookie);
+    expect(inbox).toContain('name="discard_held_turn"');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(inbox)?.[1] ?? '';
+    const resolved = await fetch(`${study.server.baseUrl}/dashboard/alerts/${alert.id}/resolve`, {
+      method: 'POST',
+      headers: { cookie, origin: study.server.baseUrl, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, note: 'called them', discard_held_turn: '1' }).toString(),
+      redirect: 'manual',
+    });
+    expect(resolved.status).toBe(303);
+    const after = await call('GET', `/alerts/${alert.id}`);
+    expect(((await after.json()) as { result: { status: string } }).result.status).toBe('resolved');
     // The next message is answered as usual, and is the first model call since: the held turn never ran.
     await send(DISCARD_PHONE, 'Thanks for the call', 'd-2');
     await wait('the next reply', () => deliveredTo(DISCARD_PHONE).includes('Coach heard: Thanks for the call'));
