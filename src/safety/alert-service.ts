@@ -12,6 +12,11 @@ import type { Store } from '../store/store.ts';
 import { HELD_TURN_JOB } from './held-coach-turn.ts';
 
 export const ALERT_DELIVERY_JOB = 'alert_delivery';
+/**
+ * A participant's message in a taken-over conversation (takeover-service.ts): a notification for the dashboard, which
+ * never holds up the end of a staff review.
+ */
+export const TAKEOVER_MESSAGE_ALERT = 'takeover-message';
 /** Attempts per route before its delivery is recorded as failed (back-off 30 s · 2^n: about a day in all). */
 const ALERT_DELIVERY_ATTEMPTS = 12;
 
@@ -135,7 +140,7 @@ export function createAlertService(options: {
         let heldTurn: 'run' | 'discarded' | null = null;
         if (alert.participantId) {
           const unresolved = (await tx.alerts.list({ participantId: alert.participantId, limit: 1000 })).filter(
-            (other) => other.status !== 'resolved' && other.id !== id,
+            (other) => other.status !== 'resolved' && other.id !== id && other.kind !== TAKEOVER_MESSAGE_ALERT,
           );
           if (unresolved.length === 0) {
             const heldMessageId = await tx.alerts.heldTurn(alert.participantId);

@@ -22,10 +22,9 @@ import type { Messenger, Outgoing, SentMessage } from '../engine/messenger.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { Takeover } from '../store/safety-records.ts';
 import type { InboundMessage, Job, NewTranscriptEntry, Store } from '../store/store.ts';
-import type { AlertService } from './alert-service.ts';
+import { type AlertService, TAKEOVER_MESSAGE_ALERT } from './alert-service.ts';
 
 export const TAKEOVER_IDLE_JOB = 'takeover_idle';
-export const TAKEOVER_MESSAGE_ALERT = 'takeover-message';
 /** A notification's rule names whom it is for: one open notification per staff member and conversation. */
 const notificationRule = (takenBy: string) => `for ${takenBy}`;
 /** How a staff message appears in the working history the model reads. */

@@ -69,6 +69,21 @@ describe('the held coach turn', () => {
         review: false,
       }),
     );
+    // A takeover notification left unread does not hold the review up; the adherence alert does.
+    await store.transaction((tx) =>
+      alerts.raise(tx, {
+        participantId: 'p_1',
+        kind: 'takeover-message',
+        detector: 'takeover',
+        rule: 'for ada',
+        score: undefined,
+        urgency: 'normal',
+        reason: 'test',
+        sourceMessageId: undefined,
+        review: false,
+        dashboardOnly: true,
+      }),
+    );
     await alerts.resolve(first, 'ada', 'spoke with them');
     expect(await heldJobs()).toEqual([]); // another alert is unresolved: still under review, still held
     expect(await store.alerts.heldTurn('p_1')).toBe('in_1');
