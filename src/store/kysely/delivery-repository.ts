@@ -2,11 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { DeliveryRecord, DeliveryRepository } from '../store.ts';
 import { fromTimestamp, optionalField, toTimestamp } from './column-codecs.ts';
 import type { Database, DeliveriesTable } from './database.ts';
-import { firstRow, preparedQuery } from './prepared-query.ts';
-
-const insertDelivery = preparedQuery((db, row: Insertable<DeliveriesTable>) =>
-  db.insertInto('deliveries').values(row).returningAll(),
-);
+import { insertDeliveryRow } from './sql/turn-records.ts';
 
 /** `latest()` asks about at most this many ids per query (SQLite's parameter limit is far above it). */
 const LOOKUP_CHUNK = 500;
@@ -14,18 +10,17 @@ const LOOKUP_CHUNK = 500;
 export function createDeliveryRepository(db: Kysely<Database>): DeliveryRepository {
   return {
     async record(delivery) {
-      const row: Insertable<DeliveriesTable> = {
-        outbound_id: delivery.outboundId,
-        participant_id: delivery.participantId ?? null,
-        channel: delivery.channel,
-        provider_message_id: delivery.providerMessageId ?? null,
-        status: delivery.status,
-        error_code: delivery.errorCode ?? null,
-        error_message: delivery.errorMessage ?? null,
-        created_at: toTimestamp(delivery.createdAt),
-      };
-      const { rows } = await insertDelivery.execute(db, row);
-      return toDeliveryRecord(firstRow(rows));
+      const row = await insertDeliveryRow(db, [
+        delivery.outboundId,
+        delivery.participantId ?? null,
+        delivery.channel,
+        delivery.providerMessageId ?? null,
+        delivery.status,
+        delivery.errorCode ?? null,
+        delivery.errorMessage ?? null,
+        toTimestamp(delivery.createdAt),
+      ]);
+      return toDeliveryRecord(row);
     },
 
     async latest(outboundIds) {

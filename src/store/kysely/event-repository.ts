@@ -4,10 +4,8 @@ import { fromJson, fromTimestamp, optionalField, toJson, toTimestamp } from './c
 import type { Database, EventsTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';
 import { literalLimit } from './literal-limit.ts';
-import { preparedQuery } from './prepared-query.ts';
+import { insertEventRow } from './sql/turn-records.ts';
 import { changesStudyDays, projectEvent } from './study-day-projection.ts';
-
-const insertEvent = preparedQuery((db, row: Insertable<EventsTable>) => db.insertInto('events').values(row));
 
 export function createEventRepository(db: Kysely<Database>): EventRepository {
   return {
@@ -20,12 +18,12 @@ export function createEventRepository(db: Kysely<Database>): EventRepository {
         created_at: toTimestamp(event.createdAt),
       };
       if (!changesStudyDays(event)) {
-        await insertEvent.execute(db, row);
+        await insertEventRow(db, row);
         return;
       }
       // The dashboard's study-day summary changes with the event, in the same transaction.
       await inTransaction(db, async (transaction) => {
-        await insertEvent.execute(transaction, row);
+        await insertEventRow(transaction, row);
         await projectEvent(transaction, event);
       });
     },

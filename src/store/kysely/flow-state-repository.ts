@@ -1,33 +1,21 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { TopLevelState } from '../../domain/conversation-state.ts';
 import type { StateData } from '../../domain/data-keys.ts';
 import type { FlowState } from '../../domain/flow-state.ts';
 import type { FlowStateRepository } from '../store.ts';
 import { fromJson, fromTimestamp, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, FlowStatesTable } from './database.ts';
-import { preparedQuery } from './prepared-query.ts';
-
-const flowStateOf = preparedQuery((db, params: { participantId: string }) =>
-  db.selectFrom('flow_states').selectAll().where('participant_id', '=', params.participantId),
-);
-
-const upsertFlowState = preparedQuery((db, row: Insertable<FlowStatesTable>) => {
-  const { participant_id: _key, ...replacement } = row;
-  return db
-    .insertInto('flow_states')
-    .values(row)
-    .onConflict((conflict) => conflict.column('participant_id').doUpdateSet(replacement));
-});
+import { flowStateRow, saveFlowStateRow } from './sql/flow-state.ts';
 
 export function createFlowStateRepository(db: Kysely<Database>): FlowStateRepository {
   return {
     async get(participantId) {
-      const [row] = (await flowStateOf.execute(db, { participantId })).rows;
+      const row = await flowStateRow(db, participantId);
       return row && toFlowState(row);
     },
 
     async save(state) {
-      await upsertFlowState.execute(db, toFlowStateRow(state));
+      await saveFlowStateRow(db, toFlowStateRow(state));
     },
 
     async delete(participantId) {
@@ -36,7 +24,7 @@ export function createFlowStateRepository(db: Kysely<Database>): FlowStateReposi
   };
 }
 
-function toFlowStateRow(state: FlowState): Insertable<FlowStatesTable> {
+function toFlowStateRow(state: FlowState): Selectable<FlowStatesTable> {
   return {
     participant_id: state.participantId,
     flow_type: state.flowType,

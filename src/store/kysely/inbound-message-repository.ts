@@ -10,7 +10,7 @@ import {
 } from './column-codecs.ts';
 import type { Database, InboundMessagesTable } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
-import { preparedQuery } from './prepared-query.ts';
+import { insertInboundRow, markInboundRowDone, nextUnprocessedInboundRow } from './sql/inbound-messages.ts';
 import type { StoreDialect } from './store-dialect.ts';
 
 /**
@@ -18,34 +18,6 @@ import type { StoreDialect } from './store-dialect.ts';
  * only (migration 015), which a bound parameter would not let SQLite choose without planning again on every run.
  */
 const RECEIVED = sql.lit('received');
-
-/** The new message's row, or none when its id or provider id is already stored. */
-const insertMessage = preparedQuery((db, row: Insertable<InboundMessagesTable>, dialect: StoreDialect) => {
-  const arrivalOrder = dialect.nextInboundArrivalOrder(db);
-  return db
-    .insertInto('inbound_messages')
-    .values({ ...row, ...(arrivalOrder === undefined ? {} : { arrival_order: arrivalOrder }) })
-    .onConflict((conflict) => conflict.doNothing())
-    .returningAll();
-});
-
-const nextUnprocessed = preparedQuery((db, params: { participantId: string }) =>
-  db
-    .selectFrom('inbound_messages')
-    .selectAll()
-    .where('participant_id', '=', params.participantId)
-    .where('status', '=', RECEIVED)
-    .orderBy('arrival_order')
-    .limit(literalLimit(1)),
-);
-
-const markDone = preparedQuery(
-  (db, params: { id: string; status: 'processed' | 'failed'; processedAt: string; lastError: string | null }) =>
-    db
-      .updateTable('inbound_messages')
-      .set({ status: params.status, processed_at: params.processedAt, last_error: params.lastError })
-      .where('id', '=', params.id),
-);
 
 export function createInboundMessageRepository(db: Kysely<Database>, dialect: StoreDialect): InboundMessageRepository {
   async function findOriginal(message: NewInboundMessage): Promise<Selectable<InboundMessagesTable> | undefined> {
@@ -63,25 +35,19 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
       // ON CONFLICT DO NOTHING rather than look-then-insert: two deliveries of one message racing each other (a
       // provider retrying a webhook) must still store it once, and a unique violation would abort a PostgreSQL
       // transaction.
-      const [inserted] = (
-        await insertMessage.execute(
-          db,
-          {
-            id: message.id,
-            channel: message.channel,
-            participant_id: message.participantId,
-            provider_message_id: message.providerMessageId ?? null,
-            from_phone: message.from,
-            text: message.text,
-            poll_answer: toOptionalJson(message.pollAnswer),
-            status: 'received',
-            received_at: toTimestamp(message.receivedAt),
-            processed_at: null,
-            last_error: null,
-          },
-          dialect,
-        )
-      ).rows;
+      const inserted = await insertInboundRow(db, {
+        id: message.id,
+        channel: message.channel,
+        participant_id: message.participantId,
+        provider_message_id: message.providerMessageId ?? null,
+        from_phone: message.from,
+        text: message.text,
+        poll_answer: toOptionalJson(message.pollAnswer),
+        status: 'received',
+        received_at: toTimestamp(message.receivedAt),
+        processed_at: null,
+        last_error: null,
+      });
       if (inserted !== undefined) return { message: toInboundMessage(inserted), duplicate: false };
       const original =
         (await findOriginal(message)) ??
@@ -96,11 +62,11 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
     },
 
     async markProcessed(id, now) {
-      await markDone.execute(db, { id, status: 'processed', processedAt: toTimestamp(now), lastError: null });
+      await markInboundRowDone(db, id, 'processed', toTimestamp(now), null);
     },
 
     async markFailed(id, error, now) {
-      await markDone.execute(db, { id, status: 'failed', processedAt: toTimestamp(now), lastError: error });
+      await markInboundRowDone(db, id, 'failed', toTimestamp(now), error);
     },
 
     async listUnprocessed(participantId) {
@@ -112,7 +78,7 @@ export function createInboundMessageRepository(db: Kysely<Database>, dialect: St
     },
 
     async nextUnprocessed(participantId) {
-      const [row] = (await nextUnprocessed.execute(db, { participantId })).rows;
+      const row = await nextUnprocessedInboundRow(db, participantId);
       return row && toInboundMessage(row);
     },
 

@@ -1,10 +1,11 @@
-import { type Insertable, type Kysely, type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { type Job, type JobRepository, JobStatus } from '../store.ts';
 import { fromJson, fromOptionalTimestamp, fromTimestamp, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, JobsTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';
-import { literalLimit } from './literal-limit.ts';
-import { firstRow, preparedQuery } from './prepared-query.ts';
+import { claimJobRows } from './sql/claim-jobs.ts';
+import { completeJobRow, nextDueTimes } from './sql/complete-job.ts';
+import { cancelPendingJobByKey, hasEarlierActiveJob, insertJobRow } from './sql/enqueue-job.ts';
 import type { StoreDialect } from './store-dialect.ts';
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -20,55 +21,13 @@ function literal(status: JobStatus) {
   return sql.lit(status);
 }
 
-const insertJob = preparedQuery((db, row: Insertable<JobsTable>, dialect: StoreDialect) => {
-  const enqueueOrder = dialect.nextJobEnqueueOrder(db);
-  return db
-    .insertInto('jobs')
-    .values({ ...row, ...(enqueueOrder === undefined ? {} : { enqueue_order: enqueueOrder }) })
-    .returningAll();
-});
-
-const completeJob = preparedQuery((db, params: { id: string; updatedAt: string }) =>
-  db
-    .updateTable('jobs')
-    .set({ status: JobStatus.COMPLETED, lease_until: null, updated_at: params.updatedAt })
-    .where('id', '=', params.id)
-    .where('status', '=', literal(JobStatus.RUNNING)),
-);
-
-/** One statement: the runner asks after every batch. */
-const nextDueAt = preparedQuery((db, _params: Record<string, never>) =>
-  db.selectNoFrom((expression) => [
-    expression
-      .selectFrom('jobs')
-      .select((inner) => inner.fn.min('run_at').as('at'))
-      .where('status', '=', literal(JobStatus.PENDING))
-      .as('pending_at'),
-    expression
-      .selectFrom('jobs')
-      .select((inner) => inner.fn.min('lease_until').as('at'))
-      .where('status', '=', literal(JobStatus.RUNNING))
-      .as('lease_at'),
-  ]),
-);
-
-/** Whether a job of this kind and participant holds later ones back ({@link holdsBackLaterJobs}). */
-const earlierActive = preparedQuery((db, params: { kind: string; participantId: string; nowText: string }) => {
-  const sameKey = sql<SqlBool>`${sql.ref('jobs.participant_id')} = ${params.participantId} and ${sql.ref('jobs.kind')} = ${params.kind}`;
-  return db
-    .selectFrom('jobs')
-    .select('id')
-    .where(holdsBackLaterJobs('jobs', params.nowText, sameKey))
-    .limit(literalLimit(1));
-});
-
 export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect): JobRepository {
   return {
     enqueue(job, now, options = {}) {
       // Cancel-then-insert must be atomic: between the two, another enqueue with the same key would find no pending
       // job to replace and the unique index on pending dedup keys would reject one of them.
       return inTransaction(db, async (transaction) => {
-        if (job.dedupKey !== undefined) await cancelPendingByKey(transaction, job.dedupKey, now);
+        if (job.dedupKey !== undefined) await cancelPendingJobByKey(transaction, job.dedupKey, toTimestamp(now));
         const { claimFor } = options;
         const claimed =
           claimFor !== undefined &&
@@ -76,31 +35,27 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
           job.runAt.getTime() <= now.getTime() &&
           !(
             job.participantId !== undefined &&
-            (await hasEarlierActive(transaction, job.kind, job.participantId, toTimestamp(now)))
+            (await hasEarlierActiveJob(transaction, job.participantId, job.kind, toTimestamp(now)))
           );
-        const { rows } = await insertJob.execute(
-          transaction,
-          {
-            id: job.id,
-            kind: job.kind,
-            participant_id: job.participantId ?? null,
-            run_at: toTimestamp(job.runAt),
-            payload: toJson(job.payload),
-            status: claimed ? JobStatus.RUNNING : JobStatus.PENDING,
-            attempts: claimed ? 1 : 0,
-            max_attempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-            last_error: null,
-            lease_owner: claimed ? claimFor.owner : null,
-            lease_until: claimed ? toTimestamp(new Date(now.getTime() + claimFor.leaseMs)) : null,
-            dedup_key: job.dedupKey ?? null,
-            created_at: toTimestamp(now),
-            updated_at: toTimestamp(now),
-          },
-          dialect,
-        );
-        // A claimed job is already its runner's: there is nothing for other runners to wake up for.
-        if (!claimed) await dialect.announceJobEnqueued(transaction);
-        return toJob(firstRow(rows));
+        // A pending job is announced to the other instances by the insert itself (PostgreSQL); a claimed one is
+        // already its runner's.
+        const row = await insertJobRow(transaction, {
+          id: job.id,
+          kind: job.kind,
+          participant_id: job.participantId ?? null,
+          run_at: toTimestamp(job.runAt),
+          payload: toJson(job.payload),
+          status: claimed ? JobStatus.RUNNING : JobStatus.PENDING,
+          attempts: claimed ? 1 : 0,
+          max_attempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+          last_error: null,
+          lease_owner: claimed ? claimFor.owner : null,
+          lease_until: claimed ? toTimestamp(new Date(now.getTime() + claimFor.leaseMs)) : null,
+          dedup_key: job.dedupKey ?? null,
+          created_at: toTimestamp(now),
+          updated_at: toTimestamp(now),
+        });
+        return toJob(row);
       });
     },
 
@@ -110,7 +65,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
     },
 
     cancelByKey(dedupKey, now) {
-      return cancelPendingByKey(db, dedupKey, now);
+      return cancelPendingJobByKey(db, dedupKey, toTimestamp(now));
     },
 
     async cancelById(id, now) {
@@ -136,76 +91,20 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
     claimDue({ now, owner, leaseMs, limit, kinds, orderedKinds }) {
       if (limit <= 0 || kinds?.length === 0) return Promise.resolve([]);
       const nowText = toTimestamp(now);
-      return inTransaction(db, async (transaction) => {
-        // Two queries, each walking an index in claim order and stopping after `limit` (pending jobs due by
-        // `(status, run_at, enqueue_order)`; running jobs whose lease expired by `(status, lease_until)`): one query
-        // with the OR of both had to collect and sort every due job on each claim (see migration 011).
-        const candidates = (status: JobStatus) => {
-          let query = transaction
-            .selectFrom('jobs')
-            .select(['id', 'run_at', 'enqueue_order'])
-            .where('status', '=', literal(status))
-            .where(
-              status === JobStatus.PENDING ? 'run_at' : 'lease_until',
-              status === JobStatus.PENDING ? '<=' : '<',
-              nowText,
-            )
-            .orderBy('run_at')
-            .orderBy('enqueue_order')
-            .limit(literalLimit(limit));
-          if (kinds !== undefined) query = query.where('kind', 'in', kinds);
-          if (orderedKinds !== undefined && orderedKinds.length > 0) {
-            query = query.where((expression) =>
-              expression.or([
-                expression('kind', 'not in', orderedKinds),
-                expression('participant_id', 'is', null),
-                expression.not(
-                  expression.exists(
-                    expression
-                      .selectFrom('jobs as earlier')
-                      .select('earlier.id')
-                      .whereRef('earlier.participant_id', '=', 'jobs.participant_id')
-                      .whereRef('earlier.kind', '=', 'jobs.kind')
-                      .whereRef('earlier.enqueue_order', '<', 'jobs.enqueue_order')
-                      .where(holdsBackLaterJobs('earlier', nowText)),
-                  ),
-                ),
-              ]),
-            );
-          }
-          return dialect.lockClaimCandidates(query).execute();
-        };
-        const pending = await candidates(JobStatus.PENDING);
-        const expired = await candidates(JobStatus.RUNNING);
-        const inClaimOrder = (a: (typeof pending)[number], b: (typeof pending)[number]): number =>
-          fromTimestamp(a.run_at).getTime() - fromTimestamp(b.run_at).getTime() ||
-          Number(a.enqueue_order) - Number(b.enqueue_order);
-        const ids = [...pending, ...expired]
-          .sort(inClaimOrder)
-          .slice(0, limit)
-          .map((row) => row.id);
-        if (ids.length === 0) return [];
-        // The claimable condition is checked again so that, even where the dialect cannot lock the candidates, a job
-        // another claimer took in the meantime is never taken twice.
-        const rows = await transaction
-          .updateTable('jobs')
-          .set((expression) => ({
-            status: JobStatus.RUNNING,
-            lease_owner: owner,
-            lease_until: toTimestamp(new Date(now.getTime() + leaseMs)),
-            attempts: expression('attempts', '+', 1),
-            // A held job claimed again is no longer waiting for anything.
-            wake_on: null,
-            updated_at: nowText,
-          }))
-          .where('id', 'in', ids)
-          .where(isClaimable(nowText))
-          .returningAll()
-          .execute();
-        // RETURNING has no order; the candidates' order is the claim order.
-        const claimed = new Map(rows.map((row) => [row.id, toJob(row)]));
-        return ids.flatMap((id) => claimed.get(id) ?? []);
-      });
+      const claim = {
+        now: nowText,
+        owner,
+        leaseUntil: toTimestamp(new Date(now.getTime() + leaseMs)),
+        limit,
+        kinds,
+        orderedKinds: orderedKinds ?? [],
+      };
+      // PostgreSQL claims in one statement; SQLite reads the candidates, then updates them, in one transaction.
+      const claimRows =
+        dialect.name === 'postgres'
+          ? claimJobRows(db, 'postgres', claim)
+          : inTransaction(db, (transaction) => claimJobRows(transaction, 'sqlite', claim));
+      return claimRows.then((rows) => rows.map(toJob));
     },
 
     async renewLeases({ ids, owner, leaseUntil, now }) {
@@ -239,7 +138,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
     },
 
     async complete(id, now) {
-      await completeJob.execute(db, { id, updatedAt: toTimestamp(now) });
+      await completeJobRow(db, id, toTimestamp(now));
     },
 
     fail(id, error, now, retryAt) {
@@ -333,7 +232,7 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
     },
 
     async nextDueAt() {
-      const [row] = (await nextDueAt.execute(db, {})).rows;
+      const row = await nextDueTimes(db);
       const instants = [row?.pending_at, row?.lease_at]
         .filter((value): value is Date | string => value !== null && value !== undefined)
         .map((value) => fromTimestamp(value));
@@ -366,51 +265,6 @@ export function createJobRepository(db: Kysely<Database>, dialect: StoreDialect)
       return row && toJob(row);
     },
   };
-}
-
-/**
- * A job that keeps later jobs of its kind and participant waiting, for kinds run in order: due, or running under a
- * valid lease. The claim's `orderedKinds` check and the hand-off's (`enqueue` with `claimFor`) use this one condition.
- * `sameKey` is repeated in each branch of the OR, so that SQLite looks each branch up in the
- * `(participant_id, status, kind, …)` index instead of reading all of a participant's jobs.
- */
-function holdsBackLaterJobs(table: 'jobs' | 'earlier', nowText: string, sameKey?: RawBuilder<SqlBool>) {
-  const column = (name: 'status' | 'run_at' | 'lease_until') => sql.ref(`${table}.${name}`);
-  const also = sameKey ? sql` and ${sameKey}` : sql``;
-  return sql<SqlBool>`((${column('status')} = ${literal(JobStatus.PENDING)} and ${column('run_at')} <= ${nowText}${also}) or (${column('status')} = ${literal(JobStatus.RUNNING)} and ${column('lease_until')} >= ${nowText}${also}))`;
-}
-
-async function hasEarlierActive(
-  db: Kysely<Database>,
-  kind: string,
-  participantId: string,
-  nowText: string,
-): Promise<boolean> {
-  const { rows } = await earlierActive.execute(db, { kind, participantId, nowText });
-  return rows.length > 0;
-}
-
-const cancelPending = preparedQuery((db, params: { dedupKey: string; updatedAt: string }) =>
-  db
-    .updateTable('jobs')
-    .set({ status: JobStatus.CANCELLED, updated_at: params.updatedAt })
-    .where('dedup_key', '=', params.dedupKey)
-    .where('status', '=', literal(JobStatus.PENDING)),
-);
-
-async function cancelPendingByKey(db: Kysely<Database>, dedupKey: string, now: Date): Promise<number> {
-  const result = await cancelPending.execute(db, { dedupKey, updatedAt: toTimestamp(now) });
-  return Number(result.numAffectedRows ?? 0);
-}
-
-/**
- * Due (pending and run_at reached) or abandoned (running, but its worker's lease ran out: it crashed or hung): the
- * claim's re-check of jobs it names by id. Written as a CASE, not as the OR of two conditions on indexed columns:
- * given that OR, SQLite walked every due job through the status indexes instead of looking the ids up by primary key,
- * so each claim grew with the backlog (a 9 a.m. burst).
- */
-function isClaimable(nowText: string) {
-  return sql<SqlBool>`case when status = ${literal(JobStatus.PENDING)} then run_at <= ${nowText} when status = ${literal(JobStatus.RUNNING)} then lease_until < ${nowText} else false end`;
 }
 
 export function toJob(row: Selectable<JobsTable>): Job {

@@ -2,32 +2,27 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { LlmCall, LlmCallRepository, NewLlmCall } from '../store.ts';
 import { fromTimestamp, optionalField, toTimestamp } from './column-codecs.ts';
 import type { Database, LlmCallsTable } from './database.ts';
-import { firstRow, preparedQuery } from './prepared-query.ts';
-
-const insertCall = preparedQuery((db, row: Insertable<LlmCallsTable>) =>
-  db.insertInto('llm_calls').values(row).returning('id'),
-);
+import { insertLlmCallRow } from './sql/turn-records.ts';
 
 export function createLlmCallRepository(db: Kysely<Database>): LlmCallRepository {
   return {
     async record(call: NewLlmCall) {
-      const { rows } = await insertCall.execute(db, {
-        participant_id: call.participantId ?? null,
-        purpose: call.purpose,
-        model: call.model,
-        provider_host: call.providerHost,
-        temperature: call.temperature ?? null,
-        prompt_file: call.promptFile ?? null,
-        prompt_version: call.promptVersion ?? null,
-        prompt_tokens: call.promptTokens ?? null,
-        completion_tokens: call.completionTokens ?? null,
-        total_tokens: call.totalTokens ?? null,
-        latency_ms: Math.round(call.latencyMs),
-        outcome: call.outcome,
-        error: call.error ?? null,
-        created_at: toTimestamp(call.createdAt),
-      });
-      return Number(firstRow(rows).id);
+      return insertLlmCallRow(db, [
+        call.participantId ?? null,
+        call.purpose,
+        call.model,
+        call.providerHost,
+        call.temperature ?? null,
+        call.promptFile ?? null,
+        call.promptVersion ?? null,
+        call.promptTokens ?? null,
+        call.completionTokens ?? null,
+        call.totalTokens ?? null,
+        Math.round(call.latencyMs),
+        call.outcome,
+        call.error ?? null,
+        toTimestamp(call.createdAt),
+      ]);
     },
 
     async getMany(ids) {

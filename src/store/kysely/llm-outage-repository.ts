@@ -2,12 +2,7 @@ import type { Kysely } from 'kysely';
 import type { LlmOutageRepository } from '../store.ts';
 import { fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
-import { preparedQuery } from './prepared-query.ts';
-
-/** Prepared: every answered turn ends the participant's outage, if any, in its reply's transaction. */
-const endOutage = preparedQuery((db, params: { participantId: string }) =>
-  db.deleteFrom('llm_outages').where('participant_id', '=', params.participantId),
-);
+import { endLlmOutageRow } from './sql/turn-records.ts';
 
 export function createLlmOutageRepository(db: Kysely<Database>): LlmOutageRepository {
   return {
@@ -43,8 +38,7 @@ export function createLlmOutageRepository(db: Kysely<Database>): LlmOutageReposi
     },
 
     async end(participantId) {
-      const result = await endOutage.execute(db, { participantId });
-      return Number(result.numAffectedRows ?? 0) > 0;
+      return endLlmOutageRow(db, participantId);
     },
   };
 }

@@ -5,11 +5,7 @@ import type { ParticipantRepository } from '../store.ts';
 import { fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database, ParticipantsTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';
-import { preparedQuery } from './prepared-query.ts';
-
-const participantById = preparedQuery((db, params: { id: string }) =>
-  db.selectFrom('participants').selectAll().where('id', '=', params.id),
-);
+import { participantRow } from './sql/turn-records.ts';
 
 export function createParticipantRepository(db: Kysely<Database>): ParticipantRepository {
   function selectParticipants(filter: { status?: ParticipantStatus } = {}) {
@@ -39,7 +35,7 @@ export function createParticipantRepository(db: Kysely<Database>): ParticipantRe
     },
 
     async get(id) {
-      const [row] = (await participantById.execute(db, { id })).rows;
+      const row = await participantRow(db, id);
       return row && toParticipant(row);
     },
 

@@ -16,18 +16,7 @@ import type { NewEvent, NewTranscriptEntry } from '../store.ts';
 import { fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
-import { preparedQuery } from './prepared-query.ts';
-
-/** The participant's latest study day whose prompt was sent at or before `at`. */
-const latestDay = preparedQuery((db, params: { participantId: string; at: string }) =>
-  db
-    .selectFrom('participant_days')
-    .select(['local_date', 'prompt_sent_at', 'first_reply_at', 'done'])
-    .where('participant_id', '=', params.participantId)
-    .where('prompt_sent_at', '<=', params.at)
-    .orderBy('local_date', 'desc')
-    .limit(literalLimit(1)),
-);
+import { latestStudyDayRow } from './sql/turn-records.ts';
 
 /** Whether the projection has anything to do for this event (the caller then records it in a transaction). */
 export function changesStudyDays(event: NewEvent): boolean {
@@ -100,7 +89,7 @@ async function answered(
   answer: { done: boolean },
 ): Promise<void> {
   const stamp = toTimestamp(at);
-  const [day] = (await latestDay.execute(db, { participantId, at: stamp })).rows;
+  const day = await latestStudyDayRow(db, participantId, stamp);
   if (!day) return;
   const firstReply = day.first_reply_at === null;
   const newlyDone = answer.done && Number(day.done) === 0;

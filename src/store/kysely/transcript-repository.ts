@@ -5,54 +5,17 @@ import { fromOptionalJson, fromTimestamp, optionalField, toOptionalJson, toTimes
 import type { Database, TranscriptTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';
 import { literalLimit } from './literal-limit.ts';
-import { firstRow, preparedByLimit, preparedQuery } from './prepared-query.ts';
+import {
+  insertTranscriptRow,
+  latestTranscriptRows,
+  type NewTranscriptRow,
+  transcriptRowsAfterLastMessage,
+  transcriptRowsForSourceMessage,
+} from './sql/transcript-entries.ts';
 import { projectTranscript } from './study-day-projection.ts';
-
-const insertEntry = preparedQuery((db, row: Insertable<TranscriptTable>) =>
-  db.insertInto('transcript').values(row).returningAll(),
-);
-
-const forSourceMessage = preparedQuery((db, params: { participantId: string; sourceMessageId: string }) =>
-  db
-    .selectFrom('transcript')
-    .selectAll()
-    .where('source_message_id', '=', params.sourceMessageId)
-    .where(TURN_ANCHOR_ROWS)
-    .where('participant_id', '=', params.participantId)
-    .orderBy('id', 'asc'),
-);
-
-const afterLastMessage = preparedByLimit((db, params: { participantId: string }, limit) => {
-  // Role as a literal, like every transcript query: the partial index of migration 012 is restricted on it, and only
-  // a literal lets SQLite choose it (bound values are `+?` on SQLite, which its planner never reads).
-  const lastMessage = db
-    .selectFrom('transcript as message')
-    .select('message.id')
-    .where('message.participant_id', '=', params.participantId)
-    .where(sql<boolean>`message.role = 'user'`)
-    .orderBy('message.id', 'desc')
-    .limit(literalLimit(1));
-  return db
-    .selectFrom('transcript')
-    .selectAll()
-    .where('participant_id', '=', params.participantId)
-    .where(({ eb, fn }) => eb('id', '>', fn.coalesce(lastMessage, sql.lit(0))))
-    .orderBy('id', 'desc')
-    .limit(limit);
-});
 
 /** How many newest entries `afterLastMessage` reads before it looks for the participant's latest message. */
 const AFTER_LAST_MESSAGE_PROBE = 4;
-
-/** A participant's newest entries (the page a chat view opens on, the poll numbering's look-back). */
-const latestEntries = preparedByLimit((db, params: { participantId: string }, limit) =>
-  db
-    .selectFrom('transcript')
-    .selectAll()
-    .where('participant_id', '=', params.participantId)
-    .orderBy('id', 'desc')
-    .limit(limit),
-);
 
 export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepository {
   /**
@@ -75,10 +38,10 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
       return inTransaction(db, async (transaction) => {
         const stored: TranscriptEntry[] = [];
         for (const entry of entries) {
-          const { rows } = await insertEntry.execute(transaction, toTranscriptRow(entry));
+          const row = await insertTranscriptRow(transaction, toTranscriptRow(entry));
           // A participant's message answers their latest daily prompt: the dashboard's summary, in this transaction.
           await projectTranscript(transaction, entry);
-          const written = toTranscriptEntry(firstRow(rows));
+          const written = toTranscriptEntry(row);
           remember({ ...written });
           stored.push(written);
         }
@@ -92,7 +55,7 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
         if (written && written.length >= options.limit) {
           return written.slice(written.length - options.limit).map((entry) => ({ ...entry }));
         }
-        const { rows } = await latestEntries(options.limit).execute(db, { participantId });
+        const rows = await latestTranscriptRows(db, participantId, options.limit);
         return rows.reverse().map(toTranscriptEntry);
       }
       let query = db.selectFrom('transcript').selectAll().where('participant_id', '=', participantId);
@@ -111,18 +74,18 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
       // prompt and its polls), so the newest few entries are read first, in one pass down the participant's index;
       // the query that finds their latest message first is needed only when they are not among them.
       const probe = Math.min(options.limit + 1, AFTER_LAST_MESSAGE_PROBE);
-      const { rows: newest } = await latestEntries(probe).execute(db, { participantId });
+      const newest = await latestTranscriptRows(db, participantId, probe);
       const lastMessage = newest.findIndex((row) => row.role === 'user');
       if (lastMessage >= 0 || newest.length < probe || probe > options.limit) {
         const after = lastMessage >= 0 ? newest.slice(0, lastMessage) : newest;
         return after.slice(0, options.limit).reverse().map(toTranscriptEntry);
       }
-      const { rows } = await afterLastMessage(options.limit).execute(db, { participantId });
+      const rows = await transcriptRowsAfterLastMessage(db, participantId, options.limit);
       return rows.reverse().map(toTranscriptEntry);
     },
 
     async forSourceMessage(participantId, sourceMessageId) {
-      const { rows } = await forSourceMessage.execute(db, { participantId, sourceMessageId });
+      const rows = await transcriptRowsForSourceMessage(db, participantId, sourceMessageId);
       return rows.map(toTranscriptEntry);
     },
 
@@ -134,7 +97,7 @@ export function createTranscriptRepository(db: Kysely<Database>): TranscriptRepo
   };
 }
 
-function toTranscriptRow(entry: NewTranscriptEntry): Insertable<TranscriptTable> {
+function toTranscriptRow(entry: NewTranscriptEntry): NewTranscriptRow {
   return {
     participant_id: entry.participantId,
     role: entry.role,

@@ -5,6 +5,7 @@ import type { Database } from '../kysely/database.ts';
 import { createKyselyStore } from '../kysely/kysely-store.ts';
 import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
 import type { Store } from '../store.ts';
+import { namedStatementPool } from './named-statements.ts';
 import { postgresDialect } from './postgres-dialect.ts';
 import { SchemaScopedPostgresDialect } from './schema-scoped-dialect.ts';
 import { createWalFlush, GROUP_COMMIT_STARTUP_OPTION } from './wal-flush.ts';
@@ -50,7 +51,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   });
   // Without a listener, an idle connection's error (the server restarting) would be thrown and end the process.
   pool.on('error', (error) => options.onPoolError?.(error));
-  const db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool: namedStatementPool(pool) }) });
   try {
     if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
     // The migration tables are looked up in an explicit schema: unqualified, Kysely finds `kysely_migration` in ANY

@@ -4,7 +4,7 @@ import { AppError } from '../../domain/errors.ts';
 import { withFlowStateCache } from '../flow-state-cache.ts';
 import type { Database } from '../kysely/database.ts';
 import { createKyselyStore } from '../kysely/kysely-store.ts';
-import { runPreparedDirectly } from '../kysely/prepared-query.ts';
+import { runHotStatementsDirectly } from '../kysely/sql/hot-statement.ts';
 import { migrateToLatest, pendingMigrations } from '../migrations/migrate-to-latest.ts';
 import { withParticipantCache } from '../participant-cache.ts';
 import { withRecentTranscriptCache } from '../recent-transcript-cache.ts';
@@ -71,7 +71,7 @@ export const DEFAULT_SQLITE_SYNCHRONOUS: SqliteSynchronous = 'group';
  *
  * Kysely drives better-sqlite3 through one connection behind a mutex: while `store.transaction(fn)` runs, a query on
  * `store` itself (instead of the `tx` repositories) waits for the transaction that waits for it, and never returns.
- * Prepared queries (prepared-query.ts) skip Kysely's executor and run their cached statement at once, inside their
+ * The hot statements (kysely/sql/) skip Kysely's executor and run their cached statement at once, inside their
  * caller's transaction or outside any; one that finds another caller's transaction open goes through Kysely and
  * waits for it, so it never runs inside a transaction that is not its caller's.
  */
@@ -95,7 +95,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
         : undefined;
     const statements = withStatementCache(database, groupCommit ? { observer: groupCommit.afterStatement } : {});
     const db = new Kysely<Database>({ dialect: new UnaryPlusParameterSqliteDialect({ database: statements }) });
-    runPreparedDirectly(db, (sqlText, parameters, inTransaction) => {
+    runHotStatementsDirectly(db, (sqlText, parameters, inTransaction) => {
       // Another caller's transaction is open (it holds Kysely's connection mutex), or a stream is (better-sqlite3
       // runs no write until it ends): wait for them through Kysely.
       if ((!inTransaction && database.inTransaction) || statements.streaming()) return undefined;
