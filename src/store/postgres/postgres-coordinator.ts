@@ -28,6 +28,7 @@ import pg from 'pg';
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import { createInProcessLock, type LockOptions, type ParticipantLock } from '../participant-lock.ts';
 import { livenessLockName, ownerIsAliveSql, RELEASE_ABANDONED_JOBS_SQL } from './instance-liveness.ts';
+import { withLockScope } from './locked-flow-state-cache.ts';
 import { NOTIFY_CHANNEL } from './postgres-dialect.ts';
 
 export type ClusterTopic = 'jobs' | 'clock';
@@ -71,6 +72,8 @@ export interface ClusterCoordinatorOptions {
   onError?: (message: string, error: unknown) => void;
 }
 
+/** The advisory-lock key of a participant: this prefix and the id. */
+const PARTICIPANT_KEY = 'participant:';
 const LOCK_RETRY_FIRST_MS = 5;
 const LOCK_RETRY_MAX_MS = 100;
 
@@ -158,13 +161,19 @@ export async function createClusterCoordinator(options: ClusterCoordinatorOption
     lockOptions: LockOptions,
   ): Promise<T> {
     const token: HeldLock = { key, active: true };
+    // While the lock is held, the participant's flow state can be kept in memory (locked-flow-state-cache.ts).
+    const scoped = key.startsWith(PARTICIPANT_KEY)
+      ? () => withLockScope(key.slice(PARTICIPANT_KEY.length), work)
+      : work;
     try {
-      if (!lockOptions.reentrant) return await work();
-      return await held.run([...current.filter((lock) => lock.active), token], work);
+      if (!lockOptions.reentrant) return await scoped();
+      return await held.run([...current.filter((lock) => lock.active), token], scoped);
     } finally {
       // Background work started under the lock must not believe it still holds it.
       token.active = false;
-      await releaseAdvisory(key).catch((error: unknown) => options.onError?.('releasing an advisory lock', error));
+      // Not awaited: the unlock is queued on the coordination connection, so this process's next lock of the key is
+      // sent after it, and the work's caller does not wait a round trip for it.
+      void releaseAdvisory(key).catch((error: unknown) => options.onError?.('releasing an advisory lock', error));
     }
   }
 
@@ -208,8 +217,8 @@ export async function createClusterCoordinator(options: ClusterCoordinatorOption
   return {
     owner,
     lock: {
-      run: (participantId, work, options) => runLocked(`participant:${participantId}`, work, options),
-      tryRun: (participantId, work, options) => tryRunLocked(`participant:${participantId}`, work, options),
+      run: (participantId, work, options) => runLocked(`${PARTICIPANT_KEY}${participantId}`, work, options),
+      tryRun: (participantId, work, options) => tryRunLocked(`${PARTICIPANT_KEY}${participantId}`, work, options),
     },
     onNotification(topic, listener) {
       listeners.set(topic, [...(listeners.get(topic) ?? []), listener]);

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
+import { NOTIFY_CHANNEL } from '../kysely/sql/enqueue-job.ts';
 import type { StoreDialect } from '../kysely/store-dialect.ts';
 
 /** The one LISTEN/NOTIFY channel of PromptPipe; the payload is `<schema>:<topic>` (see postgres-coordinator.ts). */
-export const NOTIFY_CHANNEL = 'promptpipe';
+export { NOTIFY_CHANNEL };
 
 export const postgresDialect: StoreDialect = {
   name: 'postgres',

@@ -5,6 +5,7 @@ import type { Database } from '../kysely/database.ts';
 import { createKyselyStore } from '../kysely/kysely-store.ts';
 import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
 import type { Store } from '../store.ts';
+import { withLockedFlowStateCache } from './locked-flow-state-cache.ts';
 import { namedStatementPool } from './named-statements.ts';
 import { postgresDialect } from './postgres-dialect.ts';
 import { SchemaScopedPostgresDialect } from './schema-scoped-dialect.ts';
@@ -66,11 +67,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     await db.destroy();
     throw error;
   }
-  return createKyselyStore({
-    db,
-    dialect: postgresDialect,
-    ...(groupCommit ? { durable: createWalFlush(pool).durable } : {}),
-  });
+  return withLockedFlowStateCache(
+    createKyselyStore({
+      db,
+      dialect: postgresDialect,
+      ...(groupCommit ? { durable: createWalFlush(pool).durable } : {}),
+    }),
+  );
 }
 
 /**
