@@ -166,7 +166,7 @@ export function seedStatements(shape: StudyShape, seed: SeedSql): string[] {
       ${seed.instant(`${start} + ${stopDay} * 86400 - 3600`)}
     from people where p % 100 >= 90 and p % 100 < 98`;
 
-  // SQLite's next order is above the largest rowid (sqlite-dialect.ts), so 0 keeps every order below its rowid.
+  // SQLite's next order is above the largest rowid (src/store/kysely/sql/enqueue-job.ts), so 0 keeps every order below its rowid.
   const jobColumns = `(id, ${seed.writesJobOrder ? 'enqueue_order, ' : ''}kind, participant_id, run_at, payload, status, attempts, max_attempts, created_at, updated_at)`;
   const jobRow = (suffix: string, kind: string, at: string, jobStatus: string) =>
     `select ${participant} || '-' || d || '-${suffix}', ${seed.writesJobOrder ? '0, ' : ''}'${kind}', ${participant}, ${seed.instant(at)},

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { EventRepository, StoredEvent } from '../store.ts';
 import { fromJson, fromTimestamp, optionalField, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, EventsTable } from './database.ts';

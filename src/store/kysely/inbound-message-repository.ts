@@ -1,4 +1,4 @@
-import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { InboundMessage, InboundMessageRepository, NewInboundMessage } from '../store.ts';
 import {
   fromOptionalJson,
@@ -11,7 +11,6 @@ import {
 import type { Database, InboundMessagesTable } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
 import { insertInboundRow, markInboundRowDone, nextUnprocessedInboundRow } from './sql/inbound-messages.ts';
-import type { StoreDialect } from './store-dialect.ts';
 
 /**
  * `received` written into the SQL text: the look-ups of unprocessed messages walk partial indexes of received messages
@@ -19,7 +18,7 @@ import type { StoreDialect } from './store-dialect.ts';
  */
 const RECEIVED = sql.lit('received');
 
-export function createInboundMessageRepository(db: Kysely<Database>, dialect: StoreDialect): InboundMessageRepository {
+export function createInboundMessageRepository(db: Kysely<Database>): InboundMessageRepository {
   async function findOriginal(message: NewInboundMessage): Promise<Selectable<InboundMessagesTable> | undefined> {
     if (message.providerMessageId === undefined) return undefined;
     return db

@@ -15,7 +15,6 @@ import { type Kysely, sql } from 'kysely';
 import type { NewEvent, NewTranscriptEntry } from '../store.ts';
 import { fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
-import { literalLimit } from './literal-limit.ts';
 import { latestStudyDayRow } from './sql/turn-records.ts';
 
 /** Whether the projection has anything to do for this event (the caller then records it in a transaction). */

@@ -1,5 +1,4 @@
-import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
-import { TURN_ANCHOR_ROWS } from '../migrations/012-turn-lookup-indexes.ts';
+import type { Kysely, Selectable } from 'kysely';
 import type { NewTranscriptEntry, TranscriptEntry, TranscriptRepository, TranscriptToolCall } from '../store.ts';
 import { fromOptionalJson, fromTimestamp, optionalField, toOptionalJson, toTimestamp } from './column-codecs.ts';
 import type { Database, TranscriptTable } from './database.ts';

@@ -13,7 +13,7 @@ import { atomically } from './atomically.ts';
  *   backlog index (`(participant_id, arrival_order) where status = 'received'`, which every turn needs anyway) and
  *   sorts them; a backlog is small.
  * - `jobs (enqueue_order)` and `inbound_messages (arrival_order)` only let SQLite find the largest order for the next
- *   row; it now takes the largest rowid instead (see sqlite-dialect.ts), and PostgreSQL numbers them itself. No query
+ *   row; it now takes the largest rowid instead (see store/kysely/sql/enqueue-job.ts), and PostgreSQL numbers them itself. No query
  *   orders by either alone: claims and the order checks have their own composite indexes.
  */
 export function up(db: Kysely<unknown>): Promise<void> {

@@ -15,7 +15,7 @@ export interface SchemaDialect {
   addIdentityPrimaryKey<T extends string>(table: CreateTableBuilder<T>, column: string): CreateTableBuilder<T>;
   /**
    * A non-key integer column numbered in insertion order: an identity column on PostgreSQL; on SQLite, where only the
-   * primary key can autoincrement, a plain column the insert fills (see `StoreDialect.nextJobEnqueueOrder`).
+   * primary key can autoincrement, a plain column the insert fills (see the job insert in store/kysely/sql/enqueue-job.ts).
    */
   addInsertionOrderColumn<T extends string>(table: CreateTableBuilder<T>, column: string): CreateTableBuilder<T>;
   /**

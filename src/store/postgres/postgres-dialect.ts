@@ -25,12 +25,6 @@ export const postgresDialect: StoreDialect = {
         .execute();
     },
   },
-  // Several server instances claim from the same table. FOR UPDATE locks the chosen rows until the claim commits;
-  // SKIP LOCKED makes a concurrent claimer pass over them and take the next due jobs instead of waiting, and never
-  // see them as claimable again once they are committed as running.
-  lockClaimCandidates: (query) => query.forUpdate().skipLocked(),
-  nextJobEnqueueOrder: () => undefined,
-  nextInboundArrivalOrder: () => undefined,
   // Delivered at commit, only if the enqueue commits: the other instances' runners wake at once (polling stays as
   // the safety net for a lost notification).
   announceJobEnqueued: async (db) => {

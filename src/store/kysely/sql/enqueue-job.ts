@@ -42,7 +42,11 @@ export const insertJob = hotStatement(
      (select pg_notify('${NOTIFY_CHANNEL}', current_schema() || ':jobs') where inserted.status = 'pending') is not null
        as announced
    from inserted`,
-  // SQLite numbers the job inside the insert, which holds the write lock (see sqlite-dialect.ts).
+  // SQLite numbers the job inside the insert, which holds the write lock, so two inserts never read the same maximum.
+  // The rowid's maximum (the table B-tree's last entry, no index needed) rather than the column's: the new row gets
+  // that same rowid, and every order ever assigned is at most its row's rowid (`arrival_order` began as the rowid in
+  // migration 005; both were otherwise the column's maximum plus one; neither table ever loses a row), so the new
+  // order is above every other. Migration 017 dropped the indexes that only served `max(order)`.
   `insert into jobs (${JOB_COLUMNS}, enqueue_order)
    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
      (select coalesce(max(rowid), 0) + 1 from jobs))

@@ -20,7 +20,7 @@ export const insertInboundMessage = hotStatement(
    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
    on conflict do nothing
    returning *`,
-  // SQLite numbers the message inside the insert, which holds the write lock (see sqlite-dialect.ts).
+  // SQLite numbers the message inside the insert, as it numbers jobs (see the job insert in enqueue-job.ts).
   `insert into inbound_messages (${COLUMNS}, arrival_order)
    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
      (select coalesce(max(rowid), 0) + 1 from inbound_messages))
