@@ -25,6 +25,15 @@ async function setUp(): Promise<{ connectionString: string; store: Store }> {
   return { connectionString: urlWithSchema(url ?? '', schema), store };
 }
 
+/** A promise and the function that resolves it. */
+function gate(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
 async function coordinator(connectionString: string, instanceId: string): Promise<ClusterCoordinator> {
   const created = await createClusterCoordinator({ connectionString, instanceId, onLost: () => undefined });
   opened.push(created);
@@ -73,6 +82,47 @@ describe.skipIf(!url)('postgres cluster coordinator', () => {
     release();
     await Promise.all([firstRun, secondRun]);
     expect(events).toEqual(['first:start', 'first:end', 'second:run']);
+  });
+
+  it('hands a participant to the next holder queued in the same instance without unlocking, still excluding others', async () => {
+    const { connectionString } = await setUp();
+    const first = await coordinator(connectionString, 'one');
+    const second = await coordinator(connectionString, 'two');
+    const sent: string[] = [];
+    const original = pg.Client.prototype.query as (...parameters: unknown[]) => unknown;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
+      this: pg.Client,
+      ...parameters: unknown[]
+    ) {
+      if (typeof parameters[0] === 'string') sent.push(parameters[0]);
+      return original.apply(this, parameters);
+    } as never);
+    try {
+      const gates = [gate(), gate()];
+      const events: string[] = [];
+      const runs = gates.map((gate, index) =>
+        first.lock.run('p_1', async () => {
+          events.push(`start:${index}`);
+          await gate.promise;
+        }),
+      );
+      await vi.waitFor(() => expect(events).toEqual(['start:0']));
+      gates[0]?.resolve();
+      await vi.waitFor(() => expect(events).toEqual(['start:0', 'start:1']));
+      // Between the two holders the lock was never given up: the other instance cannot take it.
+      expect(await second.lock.tryRun?.('p_1', async () => 'must not run')).toEqual({ acquired: false });
+      gates[1]?.resolve();
+      await Promise.all(runs);
+      // One try-lock by `first` (the queued holder took the lock over), one failed try by `second`; one unlock.
+      expect(sent.filter((text) => text.includes('pg_try_advisory_lock'))).toHaveLength(2);
+      await vi.waitFor(() => expect(sent.filter((text) => text.includes('pg_advisory_unlock'))).toHaveLength(1));
+      // Released after the last holder: the other instance takes it.
+      await vi.waitFor(async () => {
+        expect(await second.lock.tryRun?.('p_1', async () => 'ran')).toEqual({ acquired: true, value: 'ran' });
+      });
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('releases the locks of an instance whose connection ends (a killed process)', async () => {

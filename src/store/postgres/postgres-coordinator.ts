@@ -153,6 +153,14 @@ export async function createClusterCoordinator(options: ClusterCoordinatorOption
     else busy.set(key, count);
   };
 
+  /**
+   * Advisory locks kept, when their holder ended, for the next holder of the same key in this process, already queued
+   * behind it (a reply's delivery handed to the runner while the turn still held the participant): it takes the lock
+   * over without the unlock and try-lock round trips. Other instances wait until this process's queue for the key is
+   * empty, as they wait for any holder.
+   */
+  const retained = new Set<string>();
+
   /** Runs `work` holding the advisory lock (already taken), marked as held for re-entrant calls. */
   async function holding<T>(
     key: string,
@@ -171,9 +179,14 @@ export async function createClusterCoordinator(options: ClusterCoordinatorOption
     } finally {
       // Background work started under the lock must not believe it still holds it.
       token.active = false;
-      // Not awaited: the unlock is queued on the coordination connection, so this process's next lock of the key is
-      // sent after it, and the work's caller does not wait a round trip for it.
-      void releaseAdvisory(key).catch((error: unknown) => options.onError?.('releasing an advisory lock', error));
+      if ((busy.get(key) ?? 0) > 1 && !lost) {
+        // Queued here behind this holder (counted by `enter`, not yet left): it runs next and takes the lock over.
+        retained.add(key);
+      } else {
+        // Not awaited: the unlock is queued on the coordination connection, so this process's next lock of the key is
+        // sent after it, and the work's caller does not wait a round trip for it.
+        void releaseAdvisory(key).catch((error: unknown) => options.onError?.('releasing an advisory lock', error));
+      }
     }
   }
 
@@ -184,7 +197,8 @@ export async function createClusterCoordinator(options: ClusterCoordinatorOption
     enter(key);
     return local
       .run(key, async () => {
-        await acquireAdvisory(key);
+        if (lost) throw new AppError('unavailable', 'the coordination connection to PostgreSQL was lost');
+        if (!retained.delete(key)) await acquireAdvisory(key);
         return holding(key, current, work, options);
       })
       .finally(() => leave(key));
