@@ -10,11 +10,12 @@
  * - The variable is one line: WhatsApp refuses a parameter with a newline, a tab or more than four consecutive
  *   spaces (error 132018; 63013 through Twilio), so every run of white space becomes one space.
  */
+
+import { type TemplateCatalogue, TemplateKind, templateFor } from '../../domain/message-templates.ts';
 import { DONE_POLL_KEYS, FixedPollKind, fixedPollOf, INTENSITY_POLL_KEYS } from '../../i18n/fixed-polls.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
 import type { OutboundMessage, OutboundPoll } from '../channel.ts';
 import { renderPollAsText } from '../poll-text.ts';
-import { type TemplateCatalogue, TemplateKind, templateFor } from './message-templates.ts';
 
 /**
  * The longest body variable sent: a template's whole body is at most 1,024 characters (Meta; Twilio's 63021), and the

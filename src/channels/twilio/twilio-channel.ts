@@ -13,6 +13,7 @@
  * Errors: 429, 5xx and network errors are retried by the outbox; any other 4xx is permanent, with Twilio's `code`.
  */
 import { errorMessage } from '../../domain/errors.ts';
+import type { TemplateCatalogue } from '../../domain/message-templates.ts';
 import { createHttpClient } from '../../http/http-client.ts';
 import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
@@ -26,7 +27,6 @@ import {
   PermanentDeliveryError,
   type TemplateWindow,
 } from '../channel.ts';
-import type { TemplateCatalogue } from '../outside-window/message-templates.ts';
 import { fitsOneTemplate, planTemplate } from '../outside-window/template-text.ts';
 import { createWindowReckoning } from '../outside-window/window-reckoning.ts';
 import { TWILIO_CHANNEL } from './twilio-payload.ts';

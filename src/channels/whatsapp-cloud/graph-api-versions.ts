@@ -5,6 +5,8 @@
  * before the date; `WHATSAPP_CLOUD_API_URL` names the version, the default is the newest with a published end date.
  */
 
+import { DEFAULT_GRAPH_API_VERSION, DEFAULT_WHATSAPP_CLOUD_API_URL } from '../../config/channels.ts';
+
 /** Until (exclusive) which Meta serves each version; `undefined`: not yet published. Newest first. */
 export const GRAPH_API_VERSIONS: readonly { version: string; released: string; availableUntil?: string }[] = [
   { version: 'v26.0', released: '2026-07-29' },
@@ -17,9 +19,8 @@ export const GRAPH_API_VERSIONS: readonly { version: string; released: string; a
   { version: 'v19.0', released: '2024-01-23', availableUntil: '2026-05-21' },
 ];
 
-/** The default: the newest version whose end date Meta has published (v25.0, until 29 July 2028). */
-export const DEFAULT_GRAPH_API_VERSION = 'v25.0';
-export const DEFAULT_WHATSAPP_CLOUD_API_URL = `https://graph.facebook.com/${DEFAULT_GRAPH_API_VERSION}`;
+/** The default (config/channels.ts): the newest version whose end date Meta has published (v25.0, until 29 July 2028). */
+export { DEFAULT_GRAPH_API_VERSION, DEFAULT_WHATSAPP_CLOUD_API_URL };
 
 /** How long before a version's end date the start-up warns. */
 export const GRAPH_API_WARNING_DAYS = 90;

@@ -13,6 +13,7 @@
  * `PermanentDeliveryError` with Meta's error code and message. The access token is only ever in the header.
  */
 import { errorMessage } from '../../domain/errors.ts';
+import { ANY_LANGUAGE, type TemplateCatalogue, TemplateKind, withTemplate } from '../../domain/message-templates.ts';
 import { createHttpClient } from '../../http/http-client.ts';
 import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
@@ -25,12 +26,6 @@ import {
   PermanentDeliveryError,
   type TemplateWindow,
 } from '../channel.ts';
-import {
-  ANY_LANGUAGE,
-  type TemplateCatalogue,
-  TemplateKind,
-  withTemplate,
-} from '../outside-window/message-templates.ts';
 import { fitsOneTemplate, planTemplate } from '../outside-window/template-text.ts';
 import { createWindowReckoning } from '../outside-window/window-reckoning.ts';
 import { pollBody, templateBody, textBody, type WhatsAppTemplate } from './whatsapp-cloud-messages.ts';

@@ -4,6 +4,7 @@
  * the full option in the row description when cut), and a template (outside-window/template-text.ts) with its body
  * variable and, for a poll's quick-reply template, the buttons' payloads.
  */
+import type { WhatsAppTemplate } from '../../config/channels.ts';
 import type { OutboundMessage } from '../channel.ts';
 import type { TemplatePlan } from '../outside-window/template-text.ts';
 import { pollReplyId } from './whatsapp-cloud-payload.ts';
@@ -74,11 +75,8 @@ export function pollBody(message: OutboundMessage): Record<string, unknown> {
   };
 }
 
-/** An approved template of the WhatsApp Business Account: its name and language code (`en_US`, `es`, `pt_BR`). */
-export interface WhatsAppTemplate {
-  name: string;
-  language: string;
-}
+/** An approved template of the WhatsApp Business Account, as configured (config/channels.ts). */
+export type { WhatsAppTemplate };
 
 /**
  * A template message: the body variable, and for a quick-reply template one `button` component per option whose

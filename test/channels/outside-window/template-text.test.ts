@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { OutboundMessage } from '../../../src/channels/channel.ts';
-import type { TemplateCatalogue } from '../../../src/channels/outside-window/message-templates.ts';
+import type { TemplateCatalogue } from '../../../src/domain/message-templates.ts';
 import {
   fitsOneTemplate,
   planTemplate,

@@ -1,5 +1,5 @@
 /**
- * The template settings of the channels with a 24-hour window, as config.ts reads them (it alone reads the
+ * The template settings of the channels with a 24-hour window, as the configuration reads them (it alone reads the
  * environment and the files it names; these functions only check and shape what it read). Each problem is named by
  * its setting, so a start-up error lists them all.
  *
@@ -12,7 +12,7 @@
  *   `DONE_POLL`, `INTENSITY_POLL` (`TWILIO_CONTENT_SID_TEXT_PT_BR`), and `TWILIO_CONTENT_TEMPLATES_FILE`:
  *   `{"text": {"en": "HX…", "*": "HX…"}, …}`. A file entry wins over a setting for the same kind and language.
  */
-import type { WhatsAppTemplate } from '../whatsapp-cloud/whatsapp-cloud-messages.ts';
+
 import {
   ANY_LANGUAGE,
   parseTemplateMapping,
@@ -21,7 +21,8 @@ import {
   TemplateKind,
   templateLanguageKey,
   withTemplate,
-} from './message-templates.ts';
+} from '../domain/message-templates.ts';
+import type { WhatsAppTemplate } from './channels.ts';
 
 export const TWILIO_CONTENT_SID_PREFIX = 'TWILIO_CONTENT_SID_';
 const CONTENT_SID = /^HX[0-9a-fA-F]{32}$/;

@@ -10,7 +10,7 @@
  * A mapping file says the same in JSON (`WHATSAPP_CLOUD_TEMPLATES_FILE`, `TWILIO_CONTENT_TEMPLATES_FILE`):
  * `{"text": {"en": …, "es": …, "*": …}, "done_poll": {"en": …}, "intensity_poll": {"en": …}}`.
  */
-import { canonicalLanguageTag } from '../../domain/language.ts';
+import { canonicalLanguageTag } from './language.ts';
 
 export const TemplateKind = { TEXT: 'text', DONE_POLL: 'done_poll', INTENSITY_POLL: 'intensity_poll' } as const;
 export type TemplateKind = (typeof TemplateKind)[keyof typeof TemplateKind];
