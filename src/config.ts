@@ -10,11 +10,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { type ChannelSettings, readChannelSettings } from './config/channels.ts';
 import { type LlmSettings, type PromptSettings, readLlmSettings, readPromptSettings } from './config/llm.ts';
+import { applyOriginalSettingNames, unreadSettingNotes } from './config/original-names.ts';
 import { ConfigReader, type Environment, refuseProblems } from './config/reader.ts';
 import { checkServerDurations, readServerSettings, type ServerSettings } from './config/server.ts';
 import { readStudySettings, type StudySettings } from './config/study.ts';
 import { AppError } from './domain/errors.ts';
-import { applyOriginalSettingNames, unreadSettingNotes } from './original/original-settings.ts';
 import { readSafetySettings, type SafetySettings } from './safety/safety-settings.ts';
 
 export * from './config/channels.ts';

@@ -7,7 +7,7 @@
 import { AppError } from '../domain/errors.ts';
 
 interface FlagMeaning {
-  /** The setting it sets (read as PromptPipe's by config.ts, see original-settings.ts for DATABASE_DSN). */
+  /** The setting it sets (read as PromptPipe's by config.ts, see config/original-names.ts for DATABASE_DSN). */
   setting?: string;
   boolean?: boolean;
   /** Why it is not taken, and what to do instead. */

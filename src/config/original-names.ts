@@ -6,7 +6,7 @@
  * Its setting names are mostly PromptPipe's too (API_ADDR, OPENAI_API_KEY, GENAI_MODEL, PROMPTPIPE_DEBUG…). The ones
  * that differ: `DATABASE_DSN` (ours is `DATABASE_URL`), its default prompt file names, `WHATSAPP_DB_DSN`.
  */
-import type { Environment } from '../config.ts';
+import type { Environment } from './reader.ts';
 
 /** The original's prompt files by setting: its default path, PromptPipe's built-in one. */
 const ORIGINAL_PROMPT_FILES = [
