@@ -27,7 +27,7 @@ import type { LlmClient } from '../llm/llm.ts';
 import { createOpenAiCompatibleLlm } from '../llm/openai-compatible-llm.ts';
 import { silentLog } from '../observability/log.ts';
 import type { Store } from '../store/store.ts';
-import type { CliIo } from './cli.ts';
+import type { CliIo } from './cli-io.ts';
 import { finiteNumber, printVerdict, registerEvalReportCommand } from './eval-report-command.ts';
 
 export interface EvalCommandOptions {

@@ -15,7 +15,7 @@ import { writeReport } from '../evaluation/report-files.ts';
 import { type EvaluationSummary, summarise } from '../evaluation/report-summary.ts';
 import { createRunIdentity, type RunIdentity, readRunIdentity, saveRunIdentity } from '../evaluation/run-identity.ts';
 import type { Store } from '../store/store.ts';
-import type { CliIo } from './cli.ts';
+import type { CliIo } from './cli-io.ts';
 
 export interface EvalReportOptions {
   out: string;

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { createStaffService } from '../staff/staff-service.ts';
 import type { Store } from '../store/store.ts';
-import type { CliIo } from './cli.ts';
+import type { CliIo } from './cli-io.ts';
 
 async function readPassword(io: CliIo): Promise<string> {
   let text = '';

@@ -17,7 +17,7 @@ import { createWhatsAppLease, loadWhatsAppSocketFactory, openStore } from '../ma
 import { createLogger } from '../observability/log.ts';
 import { systemClock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
-import type { CliIo } from './cli.ts';
+import type { CliIo } from './cli-io.ts';
 
 async function withLinking<T>(work: (options: DeviceLinkingOptions, store: Store, config: Config) => Promise<T>) {
   const config = loadConfig(readEnvironment());
