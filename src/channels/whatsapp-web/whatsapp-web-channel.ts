@@ -20,8 +20,8 @@ import { randomBytes } from 'node:crypto';
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../observability/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
-import type { Store, WhatsAppSentMessage } from '../../store/store.ts';
-import type { Channel, ChannelInboundMessage, DeliveryResult, OutboundMessage } from '../channel.ts';
+import type { Store } from '../../store/store.ts';
+import type { Channel, DeliveryResult, OutboundMessage } from '../channel.ts';
 import type { DeliveryReceipts } from '../delivery-receipts.ts';
 import type { InboundService } from '../inbound-service.ts';
 import type { ConnectionLease } from './connection-lease.ts';
@@ -30,14 +30,14 @@ import {
   createConnectionSupervisor,
   WhatsAppConnectionState,
 } from './connection-supervisor.ts';
-import { readLidMapping, writeLidMapping } from './database-auth-state.ts';
-import { describeContent, unwrapContent } from './inbound-content.ts';
-import { selectedOptionNames } from './poll-option-hash.ts';
-import { isDirectChat, isLid, jidToPhone, phoneToJid, userJid } from './whatsapp-jid.ts';
-import type { WhatsAppMessage, WhatsAppMessageKey, WhatsAppSocket, WhatsAppSocketFactory } from './whatsapp-socket.ts';
+import { writeLidMapping } from './database-auth-state.ts';
+import { createTypingIndicator } from './typing-indicator.ts';
+import { phoneToJid, userJid } from './whatsapp-jid.ts';
+import type { WhatsAppMessage, WhatsAppSocket, WhatsAppSocketFactory } from './whatsapp-socket.ts';
+import { createWhatsAppWebInbound } from './whatsapp-web-inbound.ts';
+import { DEFAULT_WHATSAPP_SESSION, WHATSAPP_WEB_CHANNEL } from './whatsapp-web-names.ts';
 
-export const WHATSAPP_WEB_CHANNEL = 'whatsapp-web';
-export const DEFAULT_WHATSAPP_SESSION = 'default';
+export { DEFAULT_WHATSAPP_SESSION, WHATSAPP_WEB_CHANNEL };
 
 /** Thrown by `send` while there is no open connection: the message must wait, not fail. */
 export class WhatsAppNotConnectedError extends AppError {
@@ -89,9 +89,6 @@ export interface WhatsAppWebChannelOptions {
   pollMs?: number;
 }
 
-/** WhatsApp's message status codes (`proto.WebMessageInfo.Status`). */
-const ReceiptStatus = { DELIVERED: 3, READ: 4, PLAYED: 5 } as const;
-
 export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): WhatsAppWebChannel {
   const { store, clock, log } = options;
   const session = options.session ?? DEFAULT_WHATSAPP_SESSION;
@@ -99,9 +96,6 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
   const unlinkedHoldMs = options.unlinkedHoldMs ?? 15 * 60_000;
   const connectedListeners = new Set<() => void>();
   const typingTimeoutMs = options.typingTimeoutMs ?? 60_000;
-  let receiver: Pick<InboundService, 'receive'> | undefined;
-  let receipts: Pick<DeliveryReceipts, 'receive'> | undefined;
-  const typing = new Map<string, NodeJS.Timeout>();
   // Inbound events are handled one at a time, in arrival order (a text and the vote after it stay in order).
   let inboundQueue = Promise.resolve();
 
@@ -117,6 +111,8 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
     ...(options.backoff ? { backoff: options.backoff } : {}),
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
   });
+  const typing = createTypingIndicator({ timeoutMs: typingTimeoutMs, openSocket: () => supervisor.openSocket() });
+  const inbound = createWhatsAppWebInbound({ store, clock, log, session, typing });
   supervisor.onStateChange(() => {
     if (supervisor.state() === WhatsAppConnectionState.OPEN) for (const listener of connectedListeners) listener();
   });
@@ -138,14 +134,14 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
   function attachListeners(socket: WhatsAppSocket): void {
     socket.ev.on('messages.upsert', ({ messages, type }) => {
       if (type !== 'notify') return;
-      for (const message of messages) enqueueInbound(() => handleIncoming(socket, message));
+      for (const message of messages) enqueueInbound(() => inbound.handleIncoming(socket, message));
     });
     socket.ev.on('messages.update', (updates) => {
       for (const { key, update } of updates) {
         if (typeof update.status === 'number' && key.id) {
           const id = key.id;
           const status = update.status;
-          enqueueInbound(() => handleReceipt(id, status));
+          enqueueInbound(() => inbound.handleReceipt(id, status));
         }
       }
     });
@@ -155,206 +151,6 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
       if (!lidUser || !pnUser) return;
       enqueueInbound(() => writeLidMapping(store.whatsappAuth, session, { lidUser, pnUser }, clock.now()));
     });
-  }
-
-  async function handleReceipt(providerMessageId: string, reportedStatus: number): Promise<void> {
-    if (reportedStatus < ReceiptStatus.DELIVERED) return;
-    const sent = await store.whatsappMessages.get(providerMessageId);
-    if (!sent) return;
-    const status = reportedStatus >= ReceiptStatus.READ ? 'read' : 'delivered';
-    await receipts?.receive({ channel: WHATSAPP_WEB_CHANNEL, providerMessageId, status, at: clock.now() });
-    await store.events.record({
-      participantId: sent.participantId,
-      type: status === 'delivered' ? 'message-delivered' : 'message-read',
-      data: { channel: WHATSAPP_WEB_CHANNEL, outbound_id: sent.outboundId, provider_message_id: providerMessageId },
-      createdAt: clock.now(),
-    });
-  }
-
-  /** The sender's E.164 number: directly, from the alternate jid, or through the stored LID mapping. */
-  async function resolvePhone(key: WhatsAppMessageKey): Promise<string | undefined> {
-    for (const jid of [key.remoteJid, key.remoteJidAlt]) {
-      const phone = jidToPhone(jid);
-      if (phone) return phone;
-    }
-    for (const jid of [key.remoteJid, key.remoteJidAlt]) {
-      if (!jid || !isLid(jid)) continue;
-      const lidUser = userJid(jid).split('@')[0] ?? '';
-      const pnUser = await readLidMapping(store.whatsappAuth, session, lidUser);
-      if (pnUser) return `+${pnUser}`;
-    }
-    return undefined;
-  }
-
-  async function handleIncoming(socket: WhatsAppSocket, message: WhatsAppMessage): Promise<void> {
-    const { key } = message;
-    if (key.fromMe || !key.id || !isDirectChat(key.remoteJid)) return;
-    const content = describeContent(unwrapContent(message.message));
-    if (content.kind === 'ignored') {
-      log.debug({ providerMessageId: key.id, reason: content.reason }, 'whatsapp-web: message ignored');
-      return;
-    }
-    const phone = await resolvePhone(key);
-    if (!phone) {
-      log.warn(
-        { providerMessageId: key.id, remoteJid: key.remoteJid },
-        'whatsapp-web: cannot map the sender (LID without a known phone number); message ignored',
-      );
-      await store.events.record({
-        type: 'whatsapp-sender-unresolved',
-        data: { provider_message_id: key.id, remote_jid: key.remoteJid ?? null },
-        createdAt: clock.now(),
-      });
-      return;
-    }
-    const timestamp = messageTime(message);
-    if (content.kind === 'poll-vote') {
-      const answer = await decryptVote(socket, message, phone);
-      if (!answer) return;
-      await deliverInbound(socket, key, {
-        channel: WHATSAPP_WEB_CHANNEL,
-        from: phone,
-        text: '',
-        providerMessageId: key.id,
-        ...(timestamp ? { timestamp } : {}),
-        pollAnswer: answer,
-      });
-      return;
-    }
-    await deliverInbound(socket, key, {
-      channel: WHATSAPP_WEB_CHANNEL,
-      from: phone,
-      text: content.text,
-      providerMessageId: key.id,
-      ...(timestamp ? { timestamp } : {}),
-    });
-  }
-
-  async function deliverInbound(
-    socket: WhatsAppSocket,
-    key: WhatsAppMessageKey,
-    message: ChannelInboundMessage,
-  ): Promise<void> {
-    if (!receiver) {
-      log.error({ providerMessageId: key.id }, 'whatsapp-web: no inbound pipeline attached; message dropped');
-      return;
-    }
-    try {
-      const receipt = await receiver.receive(message);
-      if (!receipt.duplicate && key.remoteJid) startTyping(socket, key.remoteJid);
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'not_found') {
-        log.info({ from: message.from, providerMessageId: key.id }, 'whatsapp-web: message from a number not enrolled');
-        return;
-      }
-      throw error;
-    }
-  }
-
-  /** The structured answer of a vote, or undefined (recorded) when its poll is unknown or it cannot be decrypted. */
-  async function decryptVote(
-    socket: WhatsAppSocket,
-    message: WhatsAppMessage,
-    phone: string,
-  ): Promise<ChannelInboundMessage['pollAnswer']> {
-    const update = unwrapContent(message.message)?.pollUpdateMessage;
-    const pollMessageId = update?.pollCreationMessageKey?.id ?? undefined;
-    const vote = update?.vote;
-    const poll = pollMessageId ? await store.whatsappMessages.get(pollMessageId) : undefined;
-    if (!poll?.poll || !vote?.encPayload || !vote.encIv) {
-      await recordIgnoredVote(message, phone, poll ? 'vote without payload' : 'unknown poll', pollMessageId);
-      return undefined;
-    }
-    const hashes = tryDecrypt(socket, message.key, poll, { encPayload: vote.encPayload, encIv: vote.encIv });
-    if (!hashes) {
-      await recordIgnoredVote(message, phone, 'vote could not be decrypted', pollMessageId, poll.participantId);
-      return undefined;
-    }
-    const [option] = selectedOptionNames(hashes, poll.poll.options);
-    if (option === undefined) {
-      // An empty vote is a withdrawn one; there is nothing to answer.
-      log.info({ pollMessageId, from: phone }, 'whatsapp-web: poll vote withdrawn');
-      return undefined;
-    }
-    return { pollId: poll.outboundId, question: poll.poll.question, option };
-  }
-
-  /**
-   * WhatsApp encrypts a vote for the jids as the voter's phone addressed them: phone-number jids, or LIDs in chats
-   * that moved to LID addressing. Every plausible pair is tried; AES-GCM's tag rejects the wrong ones.
-   */
-  function tryDecrypt(
-    socket: WhatsAppSocket,
-    key: WhatsAppMessageKey,
-    poll: WhatsAppSentMessage,
-    vote: { encPayload: Uint8Array; encIv: Uint8Array },
-  ): Uint8Array[] | undefined {
-    const unique = (values: (string | null | undefined)[]) => [
-      ...new Set(values.filter((value): value is string => Boolean(value)).map(userJid)),
-    ];
-    const creators = unique([socket.user?.id, socket.user?.lid]);
-    const voters = unique([key.participant, key.participantAlt, key.remoteJid, key.remoteJidAlt, poll.remoteJid]);
-    const messageSecret = Buffer.from(poll.poll?.secret ?? '', 'base64');
-    for (const pollCreatorJid of creators) {
-      for (const voterJid of voters) {
-        try {
-          return socket.decryptPollVote(vote, {
-            pollMessageId: poll.providerMessageId,
-            pollCreatorJid,
-            voterJid,
-            messageSecret,
-          });
-        } catch {
-          // Not this pair.
-        }
-      }
-    }
-    return undefined;
-  }
-
-  async function recordIgnoredVote(
-    message: WhatsAppMessage,
-    phone: string,
-    reason: string,
-    pollMessageId: string | undefined,
-    participantId?: string,
-  ): Promise<void> {
-    log.warn(
-      { providerMessageId: message.key.id, pollMessageId, from: phone, reason },
-      'whatsapp-web: poll vote ignored',
-    );
-    await store.events.record({
-      ...(participantId ? { participantId } : {}),
-      type: 'poll-vote-ignored',
-      data: {
-        channel: WHATSAPP_WEB_CHANNEL,
-        reason,
-        from: phone,
-        provider_message_id: message.key.id ?? null,
-        poll_message_id: pollMessageId ?? null,
-      },
-      createdAt: clock.now(),
-    });
-  }
-
-  function startTyping(socket: WhatsAppSocket, jid: string): void {
-    stopTyping(jid);
-    void socket.sendPresenceUpdate('composing', jid).catch(() => undefined);
-    typing.set(
-      jid,
-      setTimeout(() => {
-        typing.delete(jid);
-        void supervisor
-          .openSocket()
-          ?.sendPresenceUpdate('paused', jid)
-          .catch(() => undefined);
-      }, typingTimeoutMs),
-    );
-  }
-
-  function stopTyping(jid: string): void {
-    clearTimeout(typing.get(jid));
-    typing.delete(jid);
   }
 
   return {
@@ -383,7 +179,7 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
       }
       const providerMessageId = sent?.key.id;
       if (!providerMessageId) throw new AppError('channel_error', 'whatsapp-web: WhatsApp returned no message id');
-      stopTyping(jid);
+      typing.stop(jid);
       await store.whatsappMessages.record({
         providerMessageId,
         session,
@@ -402,16 +198,12 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
       supervisor.start();
     },
     async stop() {
-      for (const jid of [...typing.keys()]) stopTyping(jid);
+      typing.stopAll();
       await supervisor.stop();
       await inboundQueue;
     },
-    attachInbound(inbound) {
-      receiver = inbound;
-    },
-    attachReceipts(target) {
-      receipts = target;
-    },
+    attachInbound: (receiver) => inbound.attachInbound(receiver),
+    attachReceipts: (receipts) => inbound.attachReceipts(receipts),
     connectionState: () => supervisor.state(),
     deliveryHold: () =>
       supervisor.openSocket() ? undefined : { deliveryHoldMs: holdMs(), wakeOn: WHATSAPP_WEB_CHANNEL },
@@ -426,11 +218,4 @@ export function createWhatsAppWebChannel(options: WhatsAppWebChannelOptions): Wh
       } while (current !== inboundQueue);
     },
   };
-}
-
-function messageTime(message: WhatsAppMessage): Date | undefined {
-  const value = message.messageTimestamp;
-  if (value === null || value === undefined) return undefined;
-  const seconds = typeof value === 'number' ? value : value.toNumber();
-  return Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : undefined;
 }
