@@ -9,9 +9,9 @@
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.ts';
+import type { Log } from '../domain/log.ts';
 import type { Participant } from '../domain/participant.ts';
 import type { LlmHealth } from '../llm/circuit-breaker-llm.ts';
-import type { Log } from '../observability/log.ts';
 import { redactingSerializers } from '../observability/log-redaction.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';

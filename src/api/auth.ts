@@ -16,7 +16,7 @@
  * state-changing API route must demand a bearer token (the dashboard's own actions demand their CSRF token).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Log } from '../observability/log.ts';
+import type { Log } from '../domain/log.ts';
 import type { Actor } from '../staff/actor.ts';
 import { openActor, type StaffAccess } from '../staff/staff-access.ts';
 import type { AuthThrottle } from './auth-throttle.ts';

@@ -6,7 +6,7 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, type AppErrorCode } from '../domain/errors.ts';
-import type { Log } from '../observability/log.ts';
+import type { Log } from '../domain/log.ts';
 import { redactUrl } from '../observability/log-redaction.ts';
 import { failure } from './envelope.ts';
 import { createRouteTable, shownPath } from './framework-errors.ts';

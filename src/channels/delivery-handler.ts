@@ -11,8 +11,8 @@
  * completes the job, one commit per delivery instead of two.
  */
 import { AppError, errorMessage } from '../domain/errors.ts';
+import type { Log } from '../domain/log.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
-import type { Log } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
 import type { Job, StoreRepositories } from '../store/store.ts';

@@ -3,7 +3,7 @@
  * transcript stays append-only), counted in `promptpipe_delivery_status_total{channel,status}`, and a failure is also
  * a `delivery-failed` event so it shows up in the participant's audit trail.
  */
-import type { Log } from '../observability/log.ts';
+import type { Log } from '../domain/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { NewDeliveryRecord, Store, StoreRepositories } from '../store/store.ts';

@@ -4,7 +4,7 @@
  * are never sent on another channel instead (the study decided where a participant is reached): each delivery fails
  * with {@link channelNotEnabledMessage}, and the server names them at start-up.
  */
-import type { Log } from '../observability/log.ts';
+import type { Log } from '../domain/log.ts';
 import type { ParticipantRepository } from '../store/store.ts';
 import { type Channel, PermanentDeliveryError } from './channel.ts';
 import { CONSOLE_CHANNEL } from './console/console-channel.ts';

@@ -15,9 +15,9 @@
  */
 
 import type { NewId } from '../domain/ids.ts';
+import type { Log } from '../domain/log.ts';
 import type { Participant } from '../domain/participant.ts';
 import type { Messenger } from '../engine/messenger.ts';
-import type { Log } from '../observability/log.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { InboundMessage, Job, Store } from '../store/store.ts';
 import { unansweredMessageEntry } from './inbound-transcript.ts';

@@ -14,6 +14,7 @@ import {
   readEnvironment,
 } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
+import { silentLog } from '../domain/log.ts';
 import { type ProgressEvent, runEvaluation } from '../evaluation/evaluation-run.ts';
 import { humanRatingsOfRun } from '../evaluation/human-agreement.ts';
 import { readHumanRatings } from '../evaluation/human-ratings-file.ts';
@@ -25,7 +26,6 @@ import { runIdentity } from '../evaluation/run-identity.ts';
 import { type CoachConfiguration, coachEnvironment } from '../evaluation/simulation-app.ts';
 import type { LlmClient } from '../llm/llm.ts';
 import { createOpenAiCompatibleLlm } from '../llm/openai-compatible-llm.ts';
-import { silentLog } from '../observability/log.ts';
 import type { Store } from '../store/store.ts';
 import type { CliIo } from './cli-io.ts';
 import { finiteNumber, printVerdict, registerEvalReportCommand } from './eval-report-command.ts';

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Config } from '../config.ts';
-import type { Log } from '../observability/log.ts';
+import type { Log } from '../domain/log.ts';
 import { exportFilter, parseFormat } from '../research/export/export-filter.ts';
 import { type ExportProgress, exportToDirectory } from '../research/export/export-to-directory.ts';
 import { EXPORT_TABLES } from '../research/export/export-types.ts';

@@ -7,7 +7,7 @@
 import type { Config } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
 import { type NewId, randomId } from '../domain/ids.ts';
-import type { Log } from '../observability/log.ts';
+import type { Log } from '../domain/log.ts';
 import { applyMigration, type MigrationOutcome } from '../original/migration/apply-migration.ts';
 import { planMigration } from '../original/migration/migration-plan.ts';
 import { formatOutcome, formatPlan, summarisePlan } from '../original/migration/migration-report.ts';

@@ -2,13 +2,13 @@
  * The start-up step of the composition root: the built-in catalogues, a study's `MESSAGE_CATALOGUE_DIR` laid over
  * them, and one warning per incomplete catalogue (its language and the keys that fall back to English).
  */
+import type { Log } from '../domain/log.ts';
 import { builtInCatalogues } from './built-in-catalogues.ts';
 import { mergeCatalogues, readCatalogueDirectory } from './catalogue-directory.ts';
 import { createMessageCatalogue, describeCatalogueProblem, type MessageCatalogue } from './message-catalogue.ts';
 
-export interface CatalogueLog {
-  warn(data: Record<string, unknown>, message: string): void;
-}
+/** The catalogue only warns. */
+export type CatalogueLog = Pick<Log, 'warn'>;
 
 export function loadMessageCatalogue(options: {
   defaultLanguage: string;

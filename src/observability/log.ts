@@ -1,25 +1,11 @@
 /**
- * The narrow logger the server layers (API, channels, participants, composition root) write to. A pino logger
- * satisfies it structurally; tests pass `silentLog` or a recording fake. Structured data first, message second
- * (pino's order), the same shape as the scheduling layer's `SchedulingLog`.
+ * The process logger (pino), which satisfies the one `Log` type of `domain/log.ts` (re-exported here for the server
+ * layers).
  */
 import { pino } from 'pino';
 import { redactingHooks, redactingSerializers } from './log-redaction.ts';
 
-export interface Log {
-  debug(data: Record<string, unknown>, message: string): void;
-  info(data: Record<string, unknown>, message: string): void;
-  warn(data: Record<string, unknown>, message: string): void;
-  error(data: Record<string, unknown>, message: string): void;
-}
-
-/** Discards everything. */
-export const silentLog: Log = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
+export { type Log, silentLog } from '../domain/log.ts';
 
 /**
  * The process logger: JSON lines on stdout (or stderr, for the console chat whose stdout is the conversation; or a

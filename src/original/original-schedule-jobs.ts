@@ -9,8 +9,8 @@
  */
 import { errorMessage } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
+import type { Log } from '../domain/log.ts';
 import { ParticipantStatus } from '../domain/participant.ts';
-import type { Log } from '../observability/log.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
 import type { Job, Store, StoreRepositories } from '../store/store.ts';

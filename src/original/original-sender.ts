@@ -9,11 +9,11 @@
  * participant (opted out) is never written to.
  */
 import { AppError, errorMessage } from '../domain/errors.ts';
+import type { Log } from '../domain/log.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
 import { appendToHistory } from '../engine/conversation-history.ts';
 import type { Messenger, Outgoing, SentMessage } from '../engine/messenger.ts';
 import type { LlmClient } from '../llm/llm.ts';
-import type { Log } from '../observability/log.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';

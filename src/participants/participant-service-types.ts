@@ -2,13 +2,13 @@
 import type { ConversationState } from '../domain/conversation-state.ts';
 import type { StateData } from '../domain/data-keys.ts';
 import type { NewId } from '../domain/ids.ts';
+import type { Log } from '../domain/log.ts';
 import type { Participant, ParticipantStatus } from '../domain/participant.ts';
 import type { UserProfile } from '../domain/profile.ts';
 import type { ConversationFlow } from '../engine/conversation-flow.ts';
 import type { Messenger, SentMessage } from '../engine/messenger.ts';
 import type { TransitionOutcome } from '../engine/state-transition.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
-import type { Log } from '../observability/log.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { RandomSource } from '../scheduling/daily-prompt-jobs.ts';
 import type { ScheduleInfo } from '../scheduling/schedule-registry.ts';

@@ -9,8 +9,8 @@
  */
 import { errorMessage } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
+import type { Log } from '../domain/log.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
-import type { Log } from '../observability/log.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import type { AlertService } from './alert-service.ts';

@@ -4,7 +4,7 @@
  * delivery failed. A route that is down delays nothing else: the participant's safety message is its own delivery.
  */
 import { errorMessage } from '../domain/errors.ts';
-import type { Log } from '../observability/log.ts';
+import type { Log } from '../domain/log.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { Job, Store } from '../store/store.ts';
 import type { AlertRoute } from './alert-routes.ts';

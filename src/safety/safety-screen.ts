@@ -13,10 +13,11 @@
  * messages are recorded for that turn instead of being answered; the turn runs once staff end the review
  * (alert-service.ts, held-coach-turn.ts).
  */
+
+import type { Log } from '../domain/log.ts';
 import type { Participant } from '../domain/participant.ts';
 import { appendToHistory } from '../engine/conversation-history.ts';
 import type { Messenger } from '../engine/messenger.ts';
-import type { Log } from '../observability/log.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { InboundMessage, Store } from '../store/store.ts';
 import type { AlertService } from './alert-service.ts';

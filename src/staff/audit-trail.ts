@@ -7,7 +7,7 @@
  * trail is logged and does not fail the request it describes (the action already happened).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Log } from '../observability/log.ts';
+import type { Log } from '../domain/log.ts';
 import type { AuditEntry, AuditOutcome, AuditRepository } from '../store/staff-store.ts';
 
 const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

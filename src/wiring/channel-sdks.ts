@@ -9,7 +9,7 @@ import { type ConnectionLease, createInProcessLease } from '../channels/whatsapp
 import type { WhatsAppSocketFactory } from '../channels/whatsapp-web/whatsapp-socket.ts';
 import { DEFAULT_WHATSAPP_SESSION } from '../channels/whatsapp-web/whatsapp-web-channel.ts';
 import type { Config, TelegramSettings } from '../config.ts';
-import type { Log } from '../observability/log.ts';
+import type { Log } from '../domain/log.ts';
 
 /** How long a webhook gateway may take to accept one outbound message. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;

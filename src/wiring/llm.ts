@@ -4,6 +4,7 @@
  * versions.
  */
 import type { Config } from '../config.ts';
+import type { Log } from '../domain/log.ts';
 import { loadLanguageSystemPrompts, loadSystemPrompts } from '../engine/system-prompts.ts';
 import { type CircuitBreakerLlm, createCircuitBreakerLlm } from '../llm/circuit-breaker-llm.ts';
 import { createConcurrencyLimitedLlm } from '../llm/concurrency-limited-llm.ts';
@@ -11,7 +12,6 @@ import type { LlmClient } from '../llm/llm.ts';
 import { createMeteredLlm } from '../llm/metered-llm.ts';
 import { createOpenAiCompatibleLlm, OPENAI_DEFAULT_BASE_URL } from '../llm/openai-compatible-llm.ts';
 import { createUnavailableLlm, LLM_NOT_CONFIGURED_MESSAGE } from '../llm/unavailable-llm.ts';
-import type { Log } from '../observability/log.ts';
 import { languagePromptSources, type PromptSource, promptSources } from '../research/provenance/prompt-version.ts';
 import { createProvenanceLlm, providerHostOf } from '../research/provenance/provenance-llm.ts';
 import { armPromptSources } from '../trials/arm-settings.ts';

@@ -5,9 +5,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errorMessage } from '../../domain/errors.ts';
+import type { Log } from '../../domain/log.ts';
 import { ParticipantStatus } from '../../domain/participant.ts';
 import type { LlmHealth } from '../../llm/circuit-breaker-llm.ts';
-import type { Log } from '../../observability/log.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { type Clock, systemClock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';

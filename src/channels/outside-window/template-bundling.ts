@@ -10,7 +10,7 @@
  * being claimed (`orderedKinds`), so a folded poll is never also sent alone.
  */
 import { errorMessage } from '../../domain/errors.ts';
-import type { Log } from '../../observability/log.ts';
+import type { Log } from '../../domain/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { JobCompletion, JobHandler } from '../../scheduling/job-runner.ts';
 import type { Job, Store, StoreRepositories } from '../../store/store.ts';

@@ -12,8 +12,8 @@
  * find them re-sent and do nothing, and a template that fails in turn is never sent again.
  */
 import type { NewId } from '../../domain/ids.ts';
+import type { Log } from '../../domain/log.ts';
 import { ParticipantStatus } from '../../domain/participant.ts';
-import type { Log } from '../../observability/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { JobHandler } from '../../scheduling/job-runner.ts';
 import type { Store, TranscriptEntry } from '../../store/store.ts';

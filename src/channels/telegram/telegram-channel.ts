@@ -11,8 +11,9 @@
  * start-up when `PROMPTPIPE_PUBLIC_URL` is known) — or `polling`, `getUpdates` long polling for a laptop without a
  * public URL. Both hand each update to `telegram-inbound.ts`.
  */
+
+import type { Log } from '../../domain/log.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
-import type { Log } from '../../observability/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import { type Channel, type DeliveryResult, type OutboundMessage, PermanentDeliveryError } from '../channel.ts';

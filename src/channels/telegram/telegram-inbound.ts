@@ -9,9 +9,9 @@
  * - any other chat gets one polite fixed reply and nothing else: nothing is recorded about it.
  */
 import { AppError, errorMessage } from '../../domain/errors.ts';
+import type { Log } from '../../domain/log.ts';
 import type { Participant } from '../../domain/participant.ts';
 import type { MessageCatalogue, MessageKey } from '../../i18n/message-catalogue.ts';
-import type { Log } from '../../observability/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import type { ChannelInboundMessage } from '../channel.ts';

@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorMessage } from '../../domain/errors.ts';
-import type { Log } from '../../observability/log.ts';
+import type { Log } from '../../domain/log.ts';
 import type { TelegramBotApi } from './telegram-bot-api.ts';
 
 export const POLL_TIMEOUT_SECONDS = 25;

@@ -13,12 +13,12 @@
  * Errors: 429, 5xx and network errors are retried by the outbox; any other 4xx is permanent, with Twilio's `code`.
  */
 import { errorMessage } from '../../domain/errors.ts';
+import type { Log } from '../../domain/log.ts';
+import { silentLog } from '../../domain/log.ts';
 import type { TemplateCatalogue } from '../../domain/message-templates.ts';
 import { createHttpClient } from '../../http/http-client.ts';
 import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
-import type { Log } from '../../observability/log.ts';
-import { silentLog } from '../../observability/log.ts';
 import { type Clock, systemClock } from '../../scheduling/clock.ts';
 import {
   type Channel,

@@ -10,8 +10,8 @@
  * only recorded in the transcript, and their delivery says so (`not_delivered`, never `sent`).
  */
 import { AppError, errorMessage } from '../../domain/errors.ts';
+import type { Log } from '../../domain/log.ts';
 import { createHttpClient } from '../../http/http-client.ts';
-import type { Log } from '../../observability/log.ts';
 import { type Clock, systemClock } from '../../scheduling/clock.ts';
 import type { Channel, DeliveryResult, OutboundMessage } from '../channel.ts';
 import { signatureHeaders } from './webhook-signature.ts';

@@ -20,7 +20,7 @@ import { errorResponse } from '../../api/openapi.ts';
 import { webhookInboundBodySchema } from '../../api/schemas.ts';
 import { bodyDocumentedOnly, parseInput } from '../../api/validation.ts';
 import { AppError } from '../../domain/errors.ts';
-import type { Log } from '../../observability/log.ts';
+import type { Log } from '../../domain/log.ts';
 import { type Clock, systemClock } from '../../scheduling/clock.ts';
 import type { InboundService } from '../inbound-service.ts';
 import { WEBHOOK_CHANNEL } from './webhook-channel.ts';

@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { failure } from '../../api/envelope.ts';
 import { AppError } from '../../domain/errors.ts';
-import type { Log } from '../../observability/log.ts';
+import type { Log } from '../../domain/log.ts';
 import type { DeliveryReceipts } from '../delivery-receipts.ts';
 import type { InboundService } from '../inbound-service.ts';
 import { parseWhatsAppWebhook } from './whatsapp-cloud-payload.ts';

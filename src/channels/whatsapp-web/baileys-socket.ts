@@ -9,7 +9,7 @@ import {
   makeCacheableSignalKeyStore,
   makeWASocket,
 } from '@whiskeysockets/baileys';
-import type { Log } from '../../observability/log.ts';
+import type { Log } from '../../domain/log.ts';
 import type { PollVoteContext, WhatsAppSocket, WhatsAppSocketFactory } from './whatsapp-socket.ts';
 
 type BaileysLogger = NonNullable<Parameters<typeof makeWASocket>[0]['logger']>;

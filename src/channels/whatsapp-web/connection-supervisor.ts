@@ -9,7 +9,7 @@
  * stopped.
  */
 import { errorMessage } from '../../domain/errors.ts';
-import type { Log } from '../../observability/log.ts';
+import type { Log } from '../../domain/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { EventRepository, WhatsAppAuthRepository } from '../../store/store.ts';
 import type { ConnectionLease } from './connection-lease.ts';

@@ -9,7 +9,7 @@
  * safety net.
  */
 import { errorMessage } from '../../domain/errors.ts';
-import type { Log } from '../../observability/log.ts';
+import type { Log } from '../../domain/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { JobHandler, JobHold } from '../../scheduling/job-runner.ts';
 import type { Job, Store } from '../../store/store.ts';

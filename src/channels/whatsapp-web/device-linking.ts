@@ -4,7 +4,7 @@
  * database for `serve`.
  */
 import { AppError, errorMessage } from '../../domain/errors.ts';
-import type { Log } from '../../observability/log.ts';
+import type { Log } from '../../domain/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { WhatsAppAuthRepository } from '../../store/store.ts';
 import type { ConnectionLease } from './connection-lease.ts';

@@ -2,7 +2,7 @@
  * WhatsApp Web poll votes: a vote is decrypted with the poll's stored secret (by Baileys) into the structured poll
  * answer; a vote that cannot be read is recorded as a `poll-vote-ignored` event, never silently dropped.
  */
-import type { Log } from '../../observability/log.ts';
+import type { Log } from '../../domain/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { Store, WhatsAppSentMessage } from '../../store/store.ts';
 import type { ChannelInboundMessage } from '../channel.ts';

@@ -6,7 +6,7 @@
  * Adapters: `baileys-socket.ts` (the real WhatsApp Web connection) and `test/support/fake-whatsapp-socket.ts` (tests: emits
  * Baileys-shaped events and records what is sent).
  */
-import type { Log } from '../../observability/log.ts';
+import type { Log } from '../../domain/log.ts';
 import type { WhatsAppAuthState } from './database-auth-state.ts';
 
 export interface WhatsAppMessageKey {

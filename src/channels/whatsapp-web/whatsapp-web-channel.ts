@@ -18,7 +18,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { AppError, errorMessage } from '../../domain/errors.ts';
-import type { Log } from '../../observability/log.ts';
+import type { Log } from '../../domain/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import type { Channel, DeliveryResult, OutboundMessage } from '../channel.ts';

@@ -4,7 +4,7 @@
  * accepted message goes to the inbound pipeline, and typing is shown until the reply is sent.
  */
 import { AppError } from '../../domain/errors.ts';
-import type { Log } from '../../observability/log.ts';
+import type { Log } from '../../domain/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import type { ChannelInboundMessage } from '../channel.ts';

@@ -7,8 +7,8 @@
  * thinks. A failure to record never fails the call: provenance is logged as missing instead.
  */
 import { AppError, errorMessage } from '../../domain/errors.ts';
+import type { Log } from '../../domain/log.ts';
 import type { ChatRequest, LlmClient } from '../../llm/llm.ts';
-import type { Log } from '../../observability/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { LlmCallRepository, NewLlmCall, Store } from '../../store/store.ts';
 import { type PromptSource, promptFileOf, promptVersion } from './prompt-version.ts';
