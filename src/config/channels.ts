@@ -4,7 +4,12 @@
  */
 import type { TemplateCatalogue } from '../domain/message-templates.ts';
 import type { ConfigReader } from './reader.ts';
-import { TWILIO_CONTENT_SID_PREFIX, twilioContentTemplateSettings, whatsAppTemplateSettings } from './templates.ts';
+import {
+  TWILIO_CONTENT_SID_PREFIX,
+  twilioContentTemplateSettings,
+  type WhatsAppTemplate,
+  whatsAppTemplateSettings,
+} from './templates.ts';
 
 /** The channels this build can run, by `PROMPTPIPE_CHANNEL` name. */
 export const CHANNEL_NAMES = [
@@ -73,11 +78,7 @@ export const DEFAULT_TWILIO_API_URL = 'https://api.twilio.com';
 /** The usual carrier opt-out words; a message that is exactly one of them (any case, spaces ignored) opts out. */
 export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'] as const;
 export const DEFAULT_OPT_IN_KEYWORDS = ['START'] as const;
-/** An approved template of the WhatsApp Business Account: its name and language code (`en_US`, `es`, `pt_BR`). */
-export interface WhatsAppTemplate {
-  name: string;
-  language: string;
-}
+export type { WhatsAppTemplate } from './templates.ts';
 
 export interface ChannelSettings {
   /** The enabled channels, in `PROMPTPIPE_CHANNEL` order. */

@@ -5,7 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../domain/duration.ts';
 import { AppError } from '../domain/errors.ts';
-import type { TemplateFile } from './templates.ts';
+
+/** A mapping file as the reader read it: its variable, path, and parsed JSON (or why it could not be read). */
+export interface TemplateFile {
+  variable: string;
+  path: string;
+  json: unknown;
+  error?: string;
+}
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 

@@ -22,19 +22,17 @@ import {
   templateLanguageKey,
   withTemplate,
 } from '../domain/message-templates.ts';
-import type { WhatsAppTemplate } from './channels.ts';
+import type { TemplateFile } from './reader.ts';
 
 export const TWILIO_CONTENT_SID_PREFIX = 'TWILIO_CONTENT_SID_';
 const CONTENT_SID = /^HX[0-9a-fA-F]{32}$/;
 /** Meta's template names: lower-case letters, digits and underscores. */
 const TEMPLATE_NAME = /^[a-z0-9_]{1,512}$/;
 
-/** A mapping file as config.ts read it: its variable, path, and parsed JSON (or why it could not be read). */
-export interface TemplateFile {
-  variable: string;
-  path: string;
-  json: unknown;
-  error?: string;
+/** An approved template of the WhatsApp Business Account: its name and language code (`en_US`, `es`, `pt_BR`). */
+export interface WhatsAppTemplate {
+  name: string;
+  language: string;
 }
 
 function fileEntries<T>(
