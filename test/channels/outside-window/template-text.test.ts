@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { OutboundMessage } from '../../../src/channels/channel.ts';
-import type { TemplateCatalogue } from '../../../src/domain/message-templates.ts';
 import {
   fitsOneTemplate,
   planTemplate,
   TEMPLATE_PARAMETER_LIMIT,
   templateParameterText,
 } from '../../../src/channels/outside-window/template-text.ts';
+import type { TemplateCatalogue } from '../../../src/domain/message-templates.ts';
 import { createBuiltInMessageCatalogue } from '../../../src/i18n/built-in-catalogues.ts';
 import { badParameterText } from '../../support/fake-whatsapp-cloud-shapes.ts';
 
