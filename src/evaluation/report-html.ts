@@ -4,11 +4,11 @@
  * judge–human agreement, and every conversation with its configurations side by side, failed rules and scores.
  */
 import { html, type SafeHtml } from '../web/html.ts';
+import type { ConversationLine } from './conversation-line.ts';
 import type { ConversationResult } from './evaluation-run.ts';
 import type { EvaluationSummary } from './report-summary.ts';
 import type { Rubric } from './rubric.ts';
 import type { RunIdentity } from './run-identity.ts';
-import type { ConversationLine } from './simulation-record.ts';
 
 const COLOURS = ['#2f6fb0', '#d9822b', '#3a9a5b', '#8e44ad'];
 

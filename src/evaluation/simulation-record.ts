@@ -6,21 +6,12 @@
 import { DataKey } from '../domain/data-keys.ts';
 import type { Application } from '../main.ts';
 import { parseScheduleRegistry, type ScheduleInfo } from '../scheduling/schedule-registry.ts';
+import type { ConversationLine } from './conversation-line.ts';
 import type { Persona } from './persona.ts';
 import type { RecordedExchange } from './recording-proxy.ts';
 import type { SimulationApp } from './simulation-app.ts';
 
-export interface ConversationLine {
-  at: string;
-  from: 'coach' | 'persona';
-  text: string;
-  /** Coach: the transcript's kind (`reply`, `proactive`, `poll`…) and module; persona: `poll-answer` or `message`. */
-  kind: string;
-  module?: string;
-  pollOptions?: string[];
-  /** Persona: what the line was for (`risk`, `opt-out`). */
-  mark?: string;
-}
+export type { ConversationLine };
 
 export interface SimulationRecord {
   persona: string;

@@ -4,35 +4,25 @@
  * handler runs. Every POST verifies the CSRF token and the Origin (csrf.ts). Sign-in, accounts, tokens and the audit trail are
  * in staff-routes.ts and its siblings.
  */
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthThrottle } from '../api/auth-throttle.ts';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorMessage } from '../domain/errors.ts';
-import type { ParticipantService } from '../participants/participant-service.ts';
-import type { PauseService } from '../participants/pause-service.ts';
 import { readCsvImport } from '../research/import/import-input.ts';
-import { type ImportService, importSummary } from '../research/import/import-service.ts';
-import type { AlertService } from '../safety/alert-service.ts';
-import type { TakeoverService } from '../safety/takeover-service.ts';
-import { type Clock, isManualClock } from '../scheduling/clock.ts';
-import type { JobRunner } from '../scheduling/job-runner.ts';
-import type { AuditTrail } from '../staff/audit-trail.ts';
-import { isOpenActor, type StaffAccess } from '../staff/staff-access.ts';
-import type { Store } from '../store/store.ts';
-import type { TrialService } from '../trials/trial-service.ts';
+import { importSummary } from '../research/import/import-service.ts';
+import { isManualClock } from '../scheduling/clock.ts';
+import { isOpenActor } from '../staff/staff-access.ts';
 import { registerAdherenceRoutes } from './adherence-routes.ts';
 import { registerAlertInboxRoutes } from './alert-inbox-routes.ts';
 import { registerAssetRoutes } from './asset-routes.ts';
 import { registerCsrfProtection } from './csrf.ts';
+import type { DashboardOptions } from './dashboard-options.ts';
 import { enrollPage, layout, type PageContext } from './dashboard-pages.ts';
 import { type DashboardRouteKit, routeNeeding } from './dashboard-route-kit.ts';
 import { registerEvalRatingRoutes } from './eval-rating-routes.ts';
 import { registerExportPageRoutes } from './export-page-routes.ts';
 import { html } from './html.ts';
-import type { LiveTranscripts } from './live-transcript.ts';
 import { registerOverviewRoutes } from './overview-routes.ts';
 import { addPageSecurityHeaders } from './page-security.ts';
 import { registerParticipantActionRoutes } from './participant-action-routes.ts';
-import type { TelegramLinksView } from './participant-routes.ts';
 import { registerParticipantPageRoutes } from './participant-routes.ts';
 import { registerRatingRoutes } from './rating-routes.ts';
 import { registerRosterRoutes } from './roster-routes.ts';
@@ -40,40 +30,9 @@ import { registerSafetyPageRoutes } from './safety-page-routes.ts';
 import { registerStaffRoutes } from './staff-routes.ts';
 import { registerStudyPageRoutes } from './study-page-routes.ts';
 import { dashboardEntry } from './transcript-view.ts';
-import type { WebChatLinks } from './web-chat-links.ts';
 import { FALLBACK_TIME_ZONE, participantTimeZone } from './zoned-time.ts';
 
-export interface DashboardOptions {
-  /** Staff sessions and credentials; the composition root shares them with the API's access hook (auth.ts). */
-  access: StaffAccess;
-  auditTrail: AuditTrail;
-  /** Wrong sign-ins per client address; the API's bearer tokens count against the same one. */
-  authThrottle: AuthThrottle;
-  /** Whether `EXPORT_PSEUDONYM_KEY` is set: the export page offers pseudonymised files only then. */
-  exportPseudonymKeySet: boolean;
-  /** `EVAL_REPORTS_DIR`: the `promptpipe eval` runs staff rate (`/dashboard/evaluations`). */
-  evalReportsDir?: string | undefined;
-  store: Store;
-  participants: ParticipantService;
-  /** Bulk enrolment: the same validation, pacing and report as the API and the CLI. */
-  imports: ImportService;
-  clock: Clock;
-  runner: Pick<JobRunner, 'advanceTo'> | undefined;
-  /** The enabled channels, the default first. */
-  channelNames: readonly string[];
-  /** Present when the web-chat channel is enabled. */
-  chatLinks: WebChatLinks | undefined;
-  /** Present when the telegram channel is enabled: the participant page shows a one-time deep link. */
-  telegramLinks?: TelegramLinksView | undefined;
-  live: (app: FastifyInstance) => LiveTranscripts;
-  /** The trial (`STUDY_DESIGN_FILE`): the allocation report page. */
-  trials?: TrialService;
-  /** Acknowledging and resolving alerts from the inbox (`/dashboard/alerts`). */
-  alerts?: AlertService;
-  /** Taking a conversation over and pausing, from a participant's safety page. */
-  takeovers?: TakeoverService;
-  pauses?: PauseService;
-}
+export type { DashboardOptions };
 
 type Form = Record<string, string>;
 

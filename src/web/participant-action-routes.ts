@@ -2,20 +2,18 @@
  * The participant page's actions: message, move to INTAKE / FEEDBACK, status, a new chat link, delete (with its
  * confirmation page). Each POST goes through the dashboard's `action` (session + CSRF, then POST/redirect/GET).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ConversationState } from '../domain/conversation-state.ts';
 import { AppError } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import type { Store } from '../store/store.ts';
+import type { DashboardAction } from './dashboard-options.ts';
 import { deletePage } from './dashboard-pages.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';
 import type { WebChatLinks } from './web-chat-links.ts';
 
-/** dashboard-routes.ts's `action`: the handler gets the form and answers where to redirect. */
-export type DashboardAction = (
-  handler: (form: Record<string, string>, request: FastifyRequest) => Promise<string>,
-) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+export type { DashboardAction };
 
 export function registerParticipantActionRoutes(
   app: FastifyInstance,

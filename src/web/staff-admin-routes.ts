@@ -7,12 +7,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import type { StaffService } from '../staff/staff-service.ts';
 import { AUDIT_PAGE_ROWS, type AuditQuery, auditFilterOf, auditPage } from './audit-page.ts';
+import type { DashboardAction, DashboardOptions } from './dashboard-options.ts';
 import { layout } from './dashboard-pages.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';
-import type { DashboardOptions } from './dashboard-routes.ts';
 import { html } from './html.ts';
 import { secretPage, tokensPage, usersPage } from './staff-pages.ts';
-import type { DashboardAction } from './staff-routes.ts';
 
 type Form = Record<string, string>;
 

@@ -4,19 +4,18 @@
  * sign-out everywhere. Every attempt, refused or not, is one audit row. Wrong passwords and tokens count against the
  * same per-address throttle as wrong bearer tokens.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { errorMessage } from '../domain/errors.ts';
 import { createStaffService } from '../staff/staff-service.ts';
+import type { DashboardAction, DashboardOptions } from './dashboard-options.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';
-import type { DashboardOptions } from './dashboard-routes.ts';
 import type { LiveTranscripts } from './live-transcript.ts';
 import { registerStaffAdminRoutes } from './staff-admin-routes.ts';
 import { invitationPage, signInPage } from './staff-pages.ts';
 
 type Form = Record<string, string>;
-export type DashboardAction = (
-  handler: (form: Form, request: FastifyRequest) => Promise<string>,
-) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+export type { DashboardAction };
 
 export function registerStaffRoutes(
   app: FastifyInstance,
