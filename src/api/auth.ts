@@ -17,11 +17,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Log } from '../domain/log.ts';
+import { assertRouteDeclaresAccess, type Permission } from '../domain/permissions.ts';
 import type { Actor } from '../staff/actor.ts';
 import { openActor, type StaffAccess } from '../staff/staff-access.ts';
 import type { AuthThrottle } from './auth-throttle.ts';
 import { failure } from './envelope.ts';
-import { assertRouteDeclaresAccess, type Permission } from './permissions.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -2,7 +2,7 @@
  * Who is making a request, as the access hook (src/api/access-hook.ts) resolved it: a staff user through a dashboard
  * session or a personal API token, the `PROMPTPIPE_API_TOKEN` (admin), or anyone at all on an unprotected server.
  */
-import type { Permission, Role } from '../api/permissions.ts';
+import type { Permission, Role } from '../domain/permissions.ts';
 
 export interface Actor {
   /** How the audit trail names it: an e-mail, `token:<id> <e-mail>`, `PROMPTPIPE_API_TOKEN`, `open dashboard`. */

@@ -15,7 +15,7 @@
  */
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ALL_PERMISSIONS, effectivePermissions, rolePermissions } from '../api/permissions.ts';
+import { ALL_PERMISSIONS, effectivePermissions, rolePermissions } from '../domain/permissions.ts';
 import type { StaffRepository, StaffSessionRecord, StaffUser } from '../store/staff-store.ts';
 import type { Actor } from './actor.ts';
 import { digest, newSecret, parseApiToken, sameDigest } from './secrets.ts';

@@ -7,8 +7,8 @@
  * throttle (auth-throttle.ts) additionally slows one address guessing many accounts.
  */
 import { randomUUID } from 'node:crypto';
-import { isRole, isTokenScope, type Role, type TokenScope } from '../api/permissions.ts';
 import { AppError } from '../domain/errors.ts';
+import { isRole, isTokenScope, type Role, type TokenScope } from '../domain/permissions.ts';
 import type { ApiTokenRecord, StaffRepository, StaffUser } from '../store/staff-store.ts';
 import { checkPasswordStrength, decoyHash, hashPassword, verifyPassword } from './passwords.ts';
 import { digest, formatApiToken, newSecret, newTokenId } from './secrets.ts';

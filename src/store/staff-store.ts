@@ -3,7 +3,7 @@
  * never reach it in clear: passwords arrive as scrypt hashes, session ids, token secrets and invitation secrets as
  * SHA-256 digests (src/staff/).
  */
-import type { Role, TokenScope } from '../api/permissions.ts';
+import type { Role, TokenScope } from '../domain/permissions.ts';
 
 export interface StaffUser {
   id: string;

@@ -1,6 +1,7 @@
 /** The dashboard's pages, rendered on the server. Routes gather the data; these functions only lay it out. */
-import type { Permission } from '../api/permissions.ts';
+
 import type { Participant } from '../domain/participant.ts';
+import type { Permission } from '../domain/permissions.ts';
 import { IMPORT_COLUMNS } from '../research/import/import-input.ts';
 import { html, type SafeHtml } from './html.ts';
 

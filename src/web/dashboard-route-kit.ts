@@ -1,6 +1,6 @@
 /** What dashboard-routes.ts hands to the route files it registers: route options, the page context and sender. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Permission } from '../api/permissions.ts';
+import type { Permission } from '../domain/permissions.ts';
 import type { PageContext } from './dashboard-pages.ts';
 
 export interface DashboardRouteKit {

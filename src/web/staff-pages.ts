@@ -1,5 +1,5 @@
 /** The pages of staff accounts: sign-in, invitation, users, tokens, a secret shown once. The audit page: audit-page.ts. */
-import { ROLES, TOKEN_SCOPES } from '../api/permissions.ts';
+import { ROLES, TOKEN_SCOPES } from '../domain/permissions.ts';
 import type { ApiTokenRecord, StaffUser } from '../store/staff-store.ts';
 import { csrfField, layout, type PageContext } from './dashboard-pages.ts';
 import { html, type SafeHtml } from './html.ts';

@@ -3,7 +3,7 @@
  * number or a participant's name, in the API or on a page), in process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Role } from '../../src/api/permissions.ts';
+import type { Role } from '../../src/domain/permissions.ts';
 import type { Application } from '../../src/main.ts';
 import { maskPhone } from '../../src/staff/pseudonymise.ts';
 import { enrollOne, type StaffMember, staffPerRole, startStaffApp } from './staff-harness.ts';

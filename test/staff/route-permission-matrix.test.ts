@@ -8,7 +8,7 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeclaredRoute, registerAuth, routesOf } from '../../src/api/auth.ts';
 import { createAuthThrottle } from '../../src/api/auth-throttle.ts';
-import { ROLE_PERMISSIONS, ROLES, type Role } from '../../src/api/permissions.ts';
+import { ROLE_PERMISSIONS, ROLES, type Role } from '../../src/domain/permissions.ts';
 import type { Application } from '../../src/main.ts';
 import { createStaffAccess } from '../../src/staff/staff-access.ts';
 import { enrollOne, type StaffMember, staffPerRole, startStaffApp } from './staff-harness.ts';

@@ -1,8 +1,8 @@
 /** An application with one staff account per role, each with a session cookie, a CSRF token and an API token. */
 import pino from 'pino';
 import { expect } from 'vitest';
-import { ROLES, type Role } from '../../src/api/permissions.ts';
 import { loadConfig } from '../../src/config.ts';
+import { ROLES, type Role } from '../../src/domain/permissions.ts';
 import { type Application, createApplication } from '../../src/main.ts';
 import { createStaffService } from '../../src/staff/staff-service.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';

@@ -20,7 +20,7 @@ export const KNOWN_FILE_CYCLES: readonly string[] = [
 /** Top folders of src/ importing each other in a circle (main.ts counts with wiring/, config.ts with config/). */
 export const KNOWN_FOLDER_CYCLES: readonly string[] = [
   // The two knots named in issue 33 ({tools, engine, scheduling, store, observability, llm, config} and {research,
-  // channels, participants, api}), joined into one by config → safety / original and store → api; and the knot
+  // channels, participants, api}), joined into one (config → safety / original, among others); and the knot
   // {evaluation, web, wiring} (the rating pages and the ratings export read the evaluation's runs, and the evaluation
   // runs the whole application), joined to it by research → evaluation.
   'api ↔ channels ↔ config ↔ engine ↔ evaluation ↔ llm ↔ observability ↔ original ↔ participants ↔ research ↔ ' +
@@ -31,10 +31,8 @@ export const KNOWN_FOLDER_CYCLES: readonly string[] = [
 export const KNOWN_LAYER_VIOLATIONS: readonly string[] = [
   // The shared manual clock follows PostgreSQL's coordinator (an adapter) directly.
   'scheduling → store',
-  // The staff store, staff actors, the Telegram link route and the export's decisions table reach into api/ for
-  // permissions, the response envelope and a route's row shape.
-  'store → api',
-  'staff → api',
+  // The Telegram link route and the export's decisions table reach into api/ for the response envelope and a route's
+  // row shape.
   'channels → api',
   'research → api',
   // The flag-for-staff tool raises an alert through the safety service.

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
-import { isRole, isTokenScope } from '../../api/permissions.ts';
 import { AppError } from '../../domain/errors.ts';
+import { isRole, isTokenScope } from '../../domain/permissions.ts';
 import type { ApiTokenRecord, StaffRepository, StaffSessionRecord, StaffUser, StaffUserPatch } from '../staff-store.ts';
 import { fromOptionalTimestamp, fromTimestamp, toOptionalTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
