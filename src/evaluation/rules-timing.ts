@@ -4,7 +4,7 @@
  * engine's `prompt-sent` events (their text and target time).
  */
 import { localDateOf } from '../scheduling/schedule-time.ts';
-import type { RuleResult, RuleSettings } from './rules.ts';
+import type { RuleResult, RuleSettings } from './rule-result.ts';
 import type { ConversationLine, SimulationRecord } from './simulation-record.ts';
 
 const TOLERANCE_MS = 60_000;

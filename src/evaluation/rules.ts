@@ -6,23 +6,11 @@
 import { ALL_TONE_TAGS } from '../domain/tone.ts';
 import { validateChatRequest } from '../engine/request-validator.ts';
 import { toChatMessages } from './recorded-messages.ts';
+import type { RuleResult, RuleSettings, RuleStatus } from './rule-result.ts';
 import { timingRules } from './rules-timing.ts';
 import type { SimulationRecord } from './simulation-record.ts';
 
-export type RuleStatus = 'pass' | 'fail' | 'not-applicable';
-
-export interface RuleResult {
-  rule: string;
-  status: RuleStatus;
-  detail: string;
-}
-
-export interface RuleSettings {
-  /** The intake must reach FEEDBACK within this many persona messages. */
-  intakeTurnLimit: number;
-  /** `SCHEDULER_PREP_TIME_MINUTES`: how long before the target time the daily prompt is sent. */
-  prepTimeMinutes: number;
-}
+export type { RuleResult, RuleSettings, RuleStatus };
 
 export const RULE_DESCRIPTIONS: Record<string, string> = {
   'simulation-completed': 'the simulated study ran to its end and every model call was answered',
