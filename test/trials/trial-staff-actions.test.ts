@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Role } from '../../src/api/permissions.ts';
+import type { Role } from '../../src/domain/permissions.ts';
 import type { Application } from '../../src/main.ts';
 import { type StaffMember, staffPerRole, startStaffApp } from '../staff/staff-harness.ts';
 import { readmeExampleDesign } from '../support/readme-study-design.ts';
