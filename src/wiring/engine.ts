@@ -1,6 +1,6 @@
 /**
  * The conversation: the habit-prompt generator, what a trial arm changes, the timers, the tools, the conversation
- * flow with its intake and feedback modules, the daily prompt and micro-randomised decision points.
+ * flow with its intake and feedback modules; then the daily prompt (daily-prompt.ts).
  */
 import { ConversationState } from '../domain/conversation-state.ts';
 import { createConversationFlow } from '../engine/conversation-flow-service.ts';
@@ -11,8 +11,6 @@ import { withExtraTools } from '../engine/modules/with-extra-tools.ts';
 import { createRequestGuard } from '../engine/request-validator.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { LlmClient } from '../llm/llm.ts';
-import { createDailyPromptHandler } from '../scheduling/daily-prompt-handler.ts';
-import { DAILY_PROMPT_JOB } from '../scheduling/daily-prompt-jobs.ts';
 import { registerTimers } from '../scheduling/timers/index.ts';
 import { createFlagForStaffTool, FLAG_FOR_STAFF_TOOL } from '../tools/flag-for-staff-tool.ts';
 import { createGenerateHabitPromptTool } from '../tools/generate-habit-prompt-tool.ts';
@@ -20,14 +18,8 @@ import { createSaveUserProfileTool } from '../tools/save-user-profile-tool.ts';
 import { createSchedulerTool } from '../tools/scheduler-tool.ts';
 import { createToolRegistry } from '../tools/tool-registry.ts';
 import { createTransitionStateTool } from '../tools/transition-state-tool.ts';
-import {
-  createDecisionOutcomeHandler,
-  createDecisionPointHandler,
-  DECISION_OUTCOME_JOB,
-  DECISION_POINT_JOB,
-  withDailyPromptDecisions,
-} from '../trials/decision-jobs.ts';
 import type { Core } from './application.ts';
+import { wireDailyPrompt } from './daily-prompt.ts';
 import type { Prompts } from './llm.ts';
 import type { Safety } from './safety.ts';
 import type { Trials } from './trials.ts';
@@ -113,46 +105,6 @@ export function wireEngine(
     messages,
     ...promptSettings,
   });
-  const dailyPromptHandler = createDailyPromptHandler({
-    store,
-    clock,
-    messenger,
-    promptGenerator: habitPrompts,
-    newId,
-    config: {
-      prepTimeMinutes: config.scheduling.prepTimeMinutes,
-      missedPromptGraceMs: config.scheduling.missedPromptGraceMs,
-    },
-    log,
-    afterPromptSent: timers.afterPromptSent,
-    deliveryGuard: armSettings ? armSettings.deliveryGuard(timers.deliveryGuard) : timers.deliveryGuard,
-    onJobEnqueued: notifyRunner,
-    messages,
-  });
-  // A trial's decision points at the daily prompt time are decided as its job runs (trials/decision-jobs.ts); a
-  // moment decided later than the grace is missed, like the prompt.
-  const { missedPromptGraceMs } = config.scheduling;
-  runner.register(
-    DAILY_PROMPT_JOB,
-    study
-      ? withDailyPromptDecisions(dailyPromptHandler, { store, clock, messenger, newId, study, missedPromptGraceMs })
-      : dailyPromptHandler,
-  );
-  if (study) {
-    // Micro-randomised decision points: decided once each, in the job's transaction (trials/decision-jobs.ts).
-    runner.register(
-      DECISION_POINT_JOB,
-      createDecisionPointHandler({
-        store,
-        clock,
-        messenger,
-        newId,
-        study,
-        missedPromptGraceMs,
-        onJobEnqueued: notifyRunner,
-      }),
-    );
-    runner.register(DECISION_OUTCOME_JOB, createDecisionOutcomeHandler({ store, clock, study }));
-  }
+  wireDailyPrompt(core, { habitPrompts, timers, messages, study, armSettings });
   return flow;
 }
