@@ -54,6 +54,5 @@ export const KNOWN_LONG_FILES: readonly string[] = [
   'src/scheduling/daily-prompt-handler.ts',
   'src/scheduling/job-runner-service.ts',
   'src/store/kysely/database.ts',
-  'src/store/kysely/job-repository.ts',
   'src/store/store.ts',
 ];
