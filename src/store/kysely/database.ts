@@ -7,6 +7,7 @@
  * send text: PostgreSQL casts an ISO-8601 string to `timestamptz` and a JSON string to `jsonb` itself.
  */
 import type { ColumnType, Generated } from 'kysely';
+import type { JsonColumn, NullableJsonColumn, NullableTimestampColumn, TimestampColumn } from './column-types.ts';
 import type { RatingsTable } from './rating-tables.ts';
 import type {
   AlertDeliveriesTable,
@@ -16,13 +17,6 @@ import type {
 } from './safety-tables.ts';
 import type { StaffTables } from './staff-tables.ts';
 import type { TrialTables } from './trial-tables.ts';
-
-/** Selected as `Date` (PostgreSQL) or ISO-8601 text (SQLite); written as ISO-8601 text. */
-export type TimestampColumn = ColumnType<Date | string, string, string>;
-export type NullableTimestampColumn = ColumnType<Date | string | null, string | null, string | null>;
-/** Selected as parsed JSON (PostgreSQL `jsonb`) or JSON text (SQLite); written as JSON text. */
-export type JsonColumn = ColumnType<unknown, string, string>;
-export type NullableJsonColumn = ColumnType<unknown, string | null, string | null>;
 
 export interface ParticipantsTable {
   id: string;

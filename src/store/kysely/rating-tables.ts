@@ -1,5 +1,5 @@
 /** The human ratings table (migration 060); see `store/ratings-records.ts`. */
-import type { TimestampColumn } from './database.ts';
+import type { TimestampColumn } from './column-types.ts';
 
 export interface RatingsTable {
   id: string;

@@ -1,6 +1,6 @@
 /** The safety net's tables (migration 050); see `store/safety-records.ts` for what they mean. */
 import type { ColumnType } from 'kysely';
-import type { NullableTimestampColumn, TimestampColumn } from './database.ts';
+import type { NullableTimestampColumn, TimestampColumn } from './column-types.ts';
 
 export interface AlertsTable {
   id: string;

@@ -1,6 +1,6 @@
 /** The tables of migration 030 (staff accounts and the audit trail), as Kysely sees them. */
 import type { Generated } from 'kysely';
-import type { NullableTimestampColumn, TimestampColumn } from './database.ts';
+import type { NullableTimestampColumn, TimestampColumn } from './column-types.ts';
 
 export interface StaffTables {
   staff_users: StaffUsersTable;

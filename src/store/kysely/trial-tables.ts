@@ -1,5 +1,5 @@
 /** The tables of a randomised trial (migration 040), part of `Database`. */
-import type { JsonColumn, NullableJsonColumn, NullableTimestampColumn, TimestampColumn } from './database.ts';
+import type { JsonColumn, NullableJsonColumn, NullableTimestampColumn, TimestampColumn } from './column-types.ts';
 
 export interface AllocationBlocksTable {
   study_id: string;

@@ -9,23 +9,12 @@ import { existsSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage } from '../../domain/errors.ts';
 import type { Store } from '../store.ts';
+import type {
+  DashboardReadRequest,
+  DashboardReadResponse,
+  DashboardReadWorkerData,
+} from './dashboard-read-messages.ts';
 import { createSqliteStore } from './sqlite-store.ts';
-
-export interface DashboardReadWorkerData {
-  filename: string;
-  readGate: string | undefined;
-}
-
-export interface DashboardReadRequest {
-  id: number;
-  repository: 'roster' | 'studyDays';
-  method: string;
-  args: unknown[];
-}
-
-export type DashboardReadResponse =
-  | { id: number; result: unknown }
-  | { id: number; error: { message: string; code: string | undefined } };
 
 const GATE_POLL_MS = 20;
 

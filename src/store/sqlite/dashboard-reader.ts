@@ -7,7 +7,11 @@
 import { Worker } from 'node:worker_threads';
 import { AppError, type AppErrorCode } from '../../domain/errors.ts';
 import type { RosterRepository, StudyDayRepository } from '../dashboard-reads.ts';
-import type { DashboardReadRequest, DashboardReadResponse, DashboardReadWorkerData } from './dashboard-read-worker.ts';
+import type {
+  DashboardReadRequest,
+  DashboardReadResponse,
+  DashboardReadWorkerData,
+} from './dashboard-read-messages.ts';
 
 export interface DashboardReader {
   roster: RosterRepository;
