@@ -7,6 +7,7 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 let harness: ApiHarness;
 afterEach(async () => {
@@ -157,7 +158,8 @@ describe('the 503 while the server shuts down', () => {
     socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
     await slowStarted;
     const closing = harness.app.close();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Shutdown has begun once the server stops accepting connections: the refusal's preClose hook ran before that.
+    await waitUntil('the server to stop listening', () => !harness.app.server.listening);
     const firstAnswer = new Promise((resolve) => socket.once('data', resolve));
     release();
     await firstAnswer;

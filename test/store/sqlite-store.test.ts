@@ -142,28 +142,30 @@ describe('sqlite store: prepared queries run at once, never inside another calle
       const inside = new Promise<void>((resolve) => {
         entered = resolve;
       });
+      const order: string[] = [];
       const rolledBack = store.transaction(async (tx) => {
         await tx.transcript.append([
           { participantId: 'participant_1', role: 'user', kind: 'message', content: 'uncommitted', createdAt: now },
         ]);
         entered();
         await gate;
+        // The transaction's last statement, after the outside calls began: they must not have run in here.
+        const outside = await tx.events.list({ type: 'outside' });
+        order.push(`transaction sees ${outside.length} outside events`);
         throw new Error('rolled back on purpose');
       });
       await inside;
-      const order: string[] = [];
       const outsideWrite = store.events
         .record({ participantId: 'participant_1', type: 'outside', data: {}, createdAt: now })
         .then(() => order.push('event recorded'));
       const outsideRead = store.transcript
         .list('participant_1', { limit: 5 })
         .then((entries) => order.push(`read ${entries.length}`));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(order).toEqual([]);
       release();
       await expect(rolledBack).rejects.toThrow('rolled back on purpose');
       await Promise.all([outsideWrite, outsideRead]);
-      expect(order).toEqual(['event recorded', 'read 0']);
+      // Both waited for the transaction's end: they finished after its last statement, and saw its rollback.
+      expect(order).toEqual(['transaction sees 0 outside events', 'event recorded', 'read 0']);
       expect((await store.events.list({ type: 'outside' })).map((event) => event.participantId)).toEqual([
         'participant_1',
       ]);
