@@ -8,7 +8,6 @@
  * Names follow Prometheus conventions: `_total` counters, `_seconds` durations, labels in snake_case.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { JobRepository } from '../store/store.ts';
 
 /** `not_delivered`: deliberately not sent, only recorded (the webhook channel without `PROMPTPIPE_WEBHOOK_URL`). */
 export type DeliveryOutcome = 'delivered' | 'failed' | 'not_delivered';
@@ -44,9 +43,14 @@ export interface Metrics {
   recordJobLateness(kind: string, latenessSeconds: number): void;
 }
 
+/** What the pending-jobs gauge reads at scrape time (the store's job queue answers it). */
+export interface PendingJobs {
+  listPending(): Promise<readonly { kind: string }[]>;
+}
+
 export interface MetricsOptions {
   /** Where the pending-jobs gauge is read from at scrape time. Without it the gauge stays empty. */
-  jobs?: Pick<JobRepository, 'listPending'>;
+  jobs?: PendingJobs;
   /** Adds prom-client's process metrics (CPU, memory, event loop lag). Off in tests. */
   collectProcessMetrics?: boolean;
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withEventMetrics } from '../../src/observability/event-metrics-store.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
+import { withEventMetrics } from '../../src/store/event-metrics-store.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 

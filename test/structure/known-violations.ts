@@ -16,7 +16,7 @@ export const KNOWN_FOLDER_CYCLES: readonly string[] = [
   // channels, participants, api}), joined into one (config → safety / original, among others); and the knot
   // {evaluation, web, wiring} (the rating pages and the ratings export read the evaluation's runs, and the evaluation
   // runs the whole application), joined to it by research → evaluation.
-  'api ↔ channels ↔ config ↔ engine ↔ evaluation ↔ llm ↔ observability ↔ original ↔ participants ↔ research ↔ ' +
+  'api ↔ channels ↔ config ↔ engine ↔ evaluation ↔ llm ↔ original ↔ participants ↔ research ↔ ' +
     'safety ↔ scheduling ↔ staff ↔ store ↔ tools ↔ trials ↔ web ↔ wiring',
 ];
 
@@ -33,8 +33,6 @@ export const KNOWN_LAYER_VIOLATIONS: readonly string[] = [
   // The settings of the safety net and the original's default schedule are read by modules outside config/.
   'config → safety',
   'config → original',
-  // The event-metrics decorator of the Store lives in observability/.
-  'observability → store',
   // The rating pages render the evaluation's rubric and runs; the ratings export names evaluation runs.
   'web → evaluation',
   'research → evaluation',

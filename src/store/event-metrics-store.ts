@@ -7,8 +7,8 @@
  * An event recorded in a transaction is counted when the transaction commits, and not at all if it rolls back.
  */
 
-import type { EventRepository, NewEvent, Store, StoreRepositories } from '../store/store.ts';
-import type { Metrics } from './metrics.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { EventRepository, NewEvent, Store, StoreRepositories } from './store.ts';
 
 export const STATE_CHANGED_EVENT = 'state-changed';
 
