@@ -2,8 +2,8 @@
  * The only reader of process.env. Reads the environment (and an optional `.env` file), validates it, and returns
  * a frozen, typed configuration. Every setting is documented in README.md and `.env.example`.
  *
- * Each capability's settings are read by one module in `config/` (server, llm, channels, study, the safety net's
- * `safety/safety-settings.ts`, evaluation); this file assembles them. The settings are plain data: the adapters map
+ * Each capability's settings are read by one module in `config/` (server, llm, channels, study, safety,
+ * evaluation); this file assembles them. The settings are plain data: the adapters map
  * them to their own options, so nothing here imports an adapter.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,10 +12,10 @@ import { type ChannelSettings, readChannelSettings } from './config/channels.ts'
 import { type LlmSettings, type PromptSettings, readLlmSettings, readPromptSettings } from './config/llm.ts';
 import { applyOriginalSettingNames, unreadSettingNotes } from './config/original-names.ts';
 import { ConfigReader, type Environment, refuseProblems } from './config/reader.ts';
+import { readSafetySettings, type SafetySettings } from './config/safety.ts';
 import { checkServerDurations, readServerSettings, type ServerSettings } from './config/server.ts';
 import { readStudySettings, type StudySettings } from './config/study.ts';
 import { AppError } from './domain/errors.ts';
-import { readSafetySettings, type SafetySettings } from './safety/safety-settings.ts';
 
 export * from './config/channels.ts';
 export { type EvaluationModelSettings, type EvaluationSettings, loadEvaluationSettings } from './config/evaluation.ts';
@@ -33,7 +33,7 @@ export interface Config extends ServerSettings, StudySettings {
   llm: LlmSettings;
   prompts: PromptSettings;
   channel: ChannelSettings;
-  /** Risk detection, safety messages and staff alert routes (safety/safety-settings.ts, docs/safety.md). */
+  /** Risk detection, safety messages and staff alert routes (config/safety.ts, docs/safety.md). */
   safety: SafetySettings;
   /**
    * Said once at start-up (warnings): the original PromptPipe's settings and flags read as PromptPipe's, and settings

@@ -11,6 +11,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPlug
 import type { Config } from '../config.ts';
 import type { Log } from '../domain/log.ts';
 import type { Participant } from '../domain/participant.ts';
+import { failure } from '../http/envelope.ts';
+import { plainJsonSerializerCompiler, zodValidatorCompiler } from '../http/validation.ts';
 import type { LlmHealth } from '../llm/circuit-breaker-llm.ts';
 import { redactingSerializers } from '../observability/log-redaction.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -23,7 +25,6 @@ import { createStaffAccess, type StaffAccess } from '../staff/staff-access.ts';
 import type { Store } from '../store/store.ts';
 import { registerAuth, warnIfUnprotected } from './auth.ts';
 import { type AuthThrottle, createAuthThrottle } from './auth-throttle.ts';
-import { failure } from './envelope.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { handleClientError, handleFrameworkError, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -32,7 +33,6 @@ import { type OriginalApiOptions, registerOriginalApiRoutes } from './routes/ori
 import { registerParticipantRoutes } from './routes/participant-routes.ts';
 import { type ResearchRouteOptions, registerResearchRoutes } from './routes/research-routes.ts';
 import { registerSystemRoutes } from './routes/system-routes.ts';
-import { plainJsonSerializerCompiler, zodValidatorCompiler } from './validation.ts';
 
 export interface ApiServerOptions {
   config: { api: Pick<Config['api'], 'host' | 'token' | 'bodyLimitBytes'> };

@@ -18,10 +18,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Log } from '../domain/log.ts';
 import { assertRouteDeclaresAccess, type Permission } from '../domain/permissions.ts';
+import { failure } from '../http/envelope.ts';
+import { isLoopbackHost } from '../http/loopback.ts';
 import type { Actor } from '../staff/actor.ts';
 import { openActor, type StaffAccess } from '../staff/staff-access.ts';
 import type { AuthThrottle } from './auth-throttle.ts';
-import { failure } from './envelope.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -156,11 +157,6 @@ function sendDashboardRefusal(reply: FastifyReply, status: number, message: stri
         `<h1>Refused</h1><p role="alert">This request was refused: ${text}.</p>` +
         `<p><a href="/dashboard">Dashboard</a></p></main></body></html>`,
     );
-}
-
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || bare.startsWith('127.') || bare === '::ffff:127.0.0.1';
 }
 
 export function warnIfUnprotected(options: { host: string; token: string | undefined; log: Log }): boolean {

@@ -7,8 +7,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, type AppErrorCode } from '../domain/errors.ts';
 import type { Log } from '../domain/log.ts';
+import { failure } from '../http/envelope.ts';
 import { redactUrl } from '../observability/log-redaction.ts';
-import { failure } from './envelope.ts';
 import { createRouteTable, shownPath } from './framework-errors.ts';
 
 export const STATUS_BY_CODE: Readonly<Record<AppErrorCode, number>> = {

@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { failure } from './envelope.ts';
+import { failure } from '../http/envelope.ts';
 
 /** Fastify's default, made explicit so that the 414 message can name it. */
 export const MAX_PARAM_LENGTH = 100;

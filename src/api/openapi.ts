@@ -6,33 +6,22 @@
  * route's access declaration (`config.public`, `config.dashboardSession`, auth.ts). The dashboard's pages and assets
  * are not part of the API and are hidden.
  *
- * This file also holds the shapes every route's responses share: the envelope, the error envelope, common errors.
+ * The shapes every route's responses share (the envelope, the error envelope) are http/envelope-schemas.ts's; the
+ * errors common to the API's operations are here.
  */
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { errorResponse } from '../http/envelope-schemas.ts';
 import { participantSchema } from './schemas.ts';
 
 /**
  * The schemas the document lists under `components.schemas` and refers to by `$ref`: those with an `id` in zod's
- * global registry (which also holds every `.describe()`; the document's descriptions come from there).
+ * global registry (which also holds every `.describe()`; the document's descriptions come from there). The error
+ * envelope registers itself (http/envelope-schemas.ts).
  */
-export const errorEnvelopeSchema = z.object({ status: z.literal('error'), message: z.string() });
-z.globalRegistry.add(errorEnvelopeSchema, { id: 'ErrorEnvelope' });
 z.globalRegistry.add(participantSchema, { id: 'Participant' });
-
-/** The envelope `{status, message?, result}` of a successful answer, around a result schema. */
-export function envelope(description: string, result?: z.ZodType) {
-  return z
-    .object({ status: z.literal('ok'), message: z.string().optional(), ...(result ? { result } : {}) })
-    .describe(description);
-}
-
-/** An error answer: the error envelope, with what the status means for this operation. */
-export function errorResponse(description: string) {
-  return { description, content: { 'application/json': { schema: errorEnvelopeSchema } } };
-}
 
 export const COMMON_ERRORS = {
   400: errorResponse('Invalid input: the message says which field and why'),

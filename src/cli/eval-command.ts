@@ -16,16 +16,16 @@ import {
 import { AppError } from '../domain/errors.ts';
 import { silentLog } from '../domain/log.ts';
 import { type ProgressEvent, runEvaluation } from '../evaluation/evaluation-run.ts';
-import { humanRatingsOfRun } from '../evaluation/human-agreement.ts';
 import { readHumanRatings } from '../evaluation/human-ratings-file.ts';
 import { loadPersonas } from '../evaluation/persona.ts';
 import { writeReport } from '../evaluation/report-files.ts';
 import { summarise } from '../evaluation/report-summary.ts';
-import { loadRubric } from '../evaluation/rubric.ts';
 import { runIdentity } from '../evaluation/run-identity.ts';
 import { type CoachConfiguration, coachEnvironment } from '../evaluation/simulation-app.ts';
 import type { LlmClient } from '../llm/llm.ts';
 import { createOpenAiCompatibleLlm } from '../llm/openai-compatible-llm.ts';
+import { humanRatingsOfRun } from '../research/ratings/human-agreement.ts';
+import { loadRubric } from '../research/ratings/rubric.ts';
 import type { Store } from '../store/store.ts';
 import type { CliIo } from './cli-io.ts';
 import { finiteNumber, printVerdict, registerEvalReportCommand } from './eval-report-command.ts';

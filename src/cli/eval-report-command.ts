@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { AppError } from '../domain/errors.ts';
 import { loadFinishedRun } from '../evaluation/finished-run.ts';
-import { type HumanScore, humanRatingsOfRun } from '../evaluation/human-agreement.ts';
 import { readHumanRatings } from '../evaluation/human-ratings-file.ts';
 import { writeReport } from '../evaluation/report-files.ts';
 import { type EvaluationSummary, summarise } from '../evaluation/report-summary.ts';
-import { createRunIdentity, type RunIdentity, readRunIdentity, saveRunIdentity } from '../evaluation/run-identity.ts';
+import { createRunIdentity, readRunIdentity, saveRunIdentity } from '../evaluation/run-identity.ts';
+import type { RunIdentity } from '../research/ratings/eval-conversation.ts';
+import { type HumanScore, humanRatingsOfRun } from '../research/ratings/human-agreement.ts';
 import type { Store } from '../store/store.ts';
 import type { CliIo } from './cli-io.ts';
 

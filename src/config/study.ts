@@ -3,7 +3,7 @@
  * data (pseudonyms, paced greetings and broadcasts) and the original PromptPipe's default schedule.
  */
 import { canonicalLanguageTag } from '../domain/language.ts';
-import { type OriginalSchedule, parseCronSchedule } from '../original/original-schedule.ts';
+import { type OriginalSchedule, parseCronSchedule } from '../domain/original-schedule.ts';
 import type { ConfigReader } from './reader.ts';
 
 export interface StudySettings {

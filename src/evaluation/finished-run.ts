@@ -6,8 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.ts';
+import { type Rubric, rubricSchema } from '../research/ratings/rubric.ts';
 import { type ConversationResult, conversationKey } from './evaluation-run.ts';
-import { type Rubric, rubricSchema } from './rubric.ts';
 import type { CoachConfiguration } from './simulation-app.ts';
 
 const planSchema = z.object({

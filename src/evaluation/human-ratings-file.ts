@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { AppError } from '../domain/errors.ts';
-import type { HumanScore } from './human-agreement.ts';
+import type { HumanScore } from '../research/ratings/human-agreement.ts';
 
 function optionalText(value: unknown): string | undefined {
   const text = value === null || value === undefined ? '' : String(value).trim();

@@ -5,8 +5,8 @@
  */
 import { errorMessage } from '../domain/errors.ts';
 import type { LlmClient } from '../llm/llm.ts';
-import type { ConversationLine } from './conversation-line.ts';
-import type { Rubric } from './rubric.ts';
+import type { ConversationLine } from '../research/ratings/conversation-line.ts';
+import type { Rubric } from '../research/ratings/rubric.ts';
 
 export interface CriterionScore {
   score: number;

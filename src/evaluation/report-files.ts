@@ -4,11 +4,11 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunIdentity } from '../research/ratings/eval-conversation.ts';
+import type { Rubric } from '../research/ratings/rubric.ts';
 import { type ConversationResult, conversationKey } from './evaluation-run.ts';
 import { renderReportHtml } from './report-html.ts';
 import type { EvaluationSummary } from './report-summary.ts';
-import type { Rubric } from './rubric.ts';
-import type { RunIdentity } from './run-identity.ts';
 
 export function writeReport(
   outDir: string,

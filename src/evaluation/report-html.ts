@@ -3,12 +3,13 @@
  * the gate's outcome, the rules, a chart of the mean score per criterion and configuration, the comparison, the
  * judge–human agreement, and every conversation with its configurations side by side, failed rules and scores.
  */
+
+import type { ConversationLine } from '../research/ratings/conversation-line.ts';
+import type { RunIdentity } from '../research/ratings/eval-conversation.ts';
+import type { Rubric } from '../research/ratings/rubric.ts';
 import { html, type SafeHtml } from '../web/html.ts';
-import type { ConversationLine } from './conversation-line.ts';
 import type { ConversationResult } from './evaluation-run.ts';
 import type { EvaluationSummary } from './report-summary.ts';
-import type { Rubric } from './rubric.ts';
-import type { RunIdentity } from './run-identity.ts';
 
 const COLOURS = ['#2f6fb0', '#d9822b', '#3a9a5b', '#8e44ad'];
 

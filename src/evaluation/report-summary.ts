@@ -3,9 +3,10 @@
  * the comparison of two configurations on the same personas and seeds (difference and its spread over the repeated
  * runs), judge–human agreement where humans rated the same conversations, and whether the run passes its gate.
  */
+
+import { type AgreementRow, type HumanRating, judgeHumanAgreement } from '../research/ratings/human-agreement.ts';
+import type { Rubric } from '../research/ratings/rubric.ts';
 import { type ConversationResult, conversationKey } from './evaluation-run.ts';
-import { type AgreementRow, type HumanRating, judgeHumanAgreement } from './human-agreement.ts';
-import type { Rubric } from './rubric.ts';
 import { RULE_DESCRIPTIONS } from './rules.ts';
 import type { CoachConfiguration } from './simulation-app.ts';
 

@@ -5,8 +5,8 @@
  */
 import { DataKey } from '../domain/data-keys.ts';
 import type { Application } from '../main.ts';
+import type { ConversationLine } from '../research/ratings/conversation-line.ts';
 import { parseScheduleRegistry, type ScheduleInfo } from '../scheduling/schedule-registry.ts';
-import type { ConversationLine } from './conversation-line.ts';
 import type { Persona } from './persona.ts';
 import type { RecordedExchange } from './recording-proxy.ts';
 import type { SimulationApp } from './simulation-app.ts';

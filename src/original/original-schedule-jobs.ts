@@ -10,12 +10,13 @@
 import { errorMessage } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
 import type { Log } from '../domain/log.ts';
+import type { OriginalSchedule } from '../domain/original-schedule.ts';
 import { ParticipantStatus } from '../domain/participant.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
 import type { Job, Store, StoreRepositories } from '../store/store.ts';
 import type { PromptContent } from './original-prompt.ts';
-import { nextRunAfter, type OriginalSchedule } from './original-schedule.ts';
+import { nextRunAfter } from './original-schedule.ts';
 import type { MadeMessage, OriginalSender } from './original-sender.ts';
 
 export const ORIGINAL_SCHEDULE_JOB = 'original_schedule';

@@ -1,6 +1,6 @@
 /**
- * The original PromptPipe's `Schedule`: cron-like fields (minute, hour, day, month, weekday) in an IANA time zone,
- * each optional, an omitted field meaning "any" as a `*` does in cron. Pure.
+ * When the original PromptPipe's `Schedule` (domain/original-schedule.ts: cron-like fields in an IANA time zone, an
+ * omitted field meaning "any") runs, and how it reads in a timer's description. Pure.
  *
  * Deliberately unlike the original's timer, which was broken in two ways (docs/migrating.md): it never fired on the
  * day the schedule was made (its search started tomorrow) and it read an omitted hour or minute as 0 (so `{}` meant
@@ -8,43 +8,15 @@
  * strictly after now, today included, and an omitted field matches every value.
  */
 import { Temporal } from 'temporal-polyfill';
+import { type OriginalSchedule, SCHEDULE_FIELDS, scheduleFieldProblems } from '../domain/original-schedule.ts';
 import { addLocalDays, canonicalTimeZone, instantAtLocalTime, localDateOf } from '../scheduling/schedule-time.ts';
-
-export interface OriginalSchedule {
-  minute?: number;
-  hour?: number;
-  day?: number;
-  month?: number;
-  /** 0 = Sunday … 6 = Saturday. */
-  weekday?: number;
-  /** IANA zone; UTC when absent or empty. */
-  timezone?: string;
-}
-
-const FIELDS = [
-  { name: 'minute', min: 0, max: 59 },
-  { name: 'hour', min: 0, max: 23 },
-  { name: 'day', min: 1, max: 31 },
-  { name: 'month', min: 1, max: 12 },
-  { name: 'weekday', min: 0, max: 6, note: ' (Sunday=0)' },
-] as const;
 
 /** Eight years: the longest wait between two matching days (29 February on a given weekday is rarer, and refused). */
 const MAX_DAYS_AHEAD = 366 * 8;
 
 /** What is wrong with a schedule, one clause per field; empty when it is valid. */
 export function scheduleProblems(schedule: OriginalSchedule): string[] {
-  const problems: string[] = [];
-  for (const field of FIELDS) {
-    const value = schedule[field.name];
-    if (value === undefined) continue;
-    if (!Number.isInteger(value) || value < field.min || value > field.max) {
-      const note = 'note' in field ? field.note : '';
-      problems.push(
-        `schedule.${field.name} must be an integer from ${field.min} to ${field.max}${note} (got ${value})`,
-      );
-    }
-  }
+  const problems = scheduleFieldProblems(schedule);
   if (schedule.timezone && !canonicalTimeZone(schedule.timezone)) {
     problems.push(`schedule.timezone "${schedule.timezone}" is not an IANA time zone such as "America/Toronto"`);
   }
@@ -98,34 +70,13 @@ export function nextRunAfter(schedule: OriginalSchedule, after: Date): Date | un
 
 /** `minute hour day month weekday`, `*` for an omitted field (the original's `ToCronString`). */
 export function toCronString(schedule: OriginalSchedule): string {
-  return FIELDS.map((field) => schedule[field.name] ?? '*').join(' ');
+  return SCHEDULE_FIELDS.map((field) => schedule[field.name] ?? '*').join(' ');
 }
 
 /** "every minute", or the fields that are set, for timer descriptions. */
 export function describeSchedule(schedule: OriginalSchedule): string {
-  const set = FIELDS.filter((field) => schedule[field.name] !== undefined);
+  const set = SCHEDULE_FIELDS.filter((field) => schedule[field.name] !== undefined);
   if (set.length === 0) return `every minute (${scheduleTimeZone(schedule)})`;
   const parts = set.map((field) => `${field.name}=${schedule[field.name]}`);
   return `${parts.join(', ')} (${scheduleTimeZone(schedule)})`;
-}
-
-/**
- * Reads `DEFAULT_SCHEDULE`: five fields `minute hour day month weekday`, each a number or `*`. Returns the schedule
- * or the reason it is not one. (The original also took a range and silently used its first value; that is refused
- * here, since a range would not mean what it says.)
- */
-export function parseCronSchedule(text: string): { schedule: OriginalSchedule } | { problem: string } {
-  const parts = text.trim().split(/\s+/);
-  if (parts.length !== 5) {
-    return { problem: `must have five fields "minute hour day month weekday", e.g. "0 9 * * *" (got "${text}")` };
-  }
-  const schedule: OriginalSchedule = {};
-  for (const [index, field] of FIELDS.entries()) {
-    const part = parts[index] ?? '*';
-    if (part === '*') continue;
-    if (!/^\d+$/.test(part)) return { problem: `${field.name} must be a number or * (got "${part}" in "${text}")` };
-    schedule[field.name] = Number(part);
-  }
-  const [problem] = scheduleProblems(schedule);
-  return problem === undefined ? { schedule } : { problem };
 }

@@ -5,6 +5,7 @@
  * daily prompt is recurring too; every other job runs once. Cancelling records a `timer-cancelled` event.
  */
 import { AppError } from '../domain/errors.ts';
+import type { OriginalSchedule } from '../domain/original-schedule.ts';
 import { writeData } from '../engine/participant-data.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import { DAILY_PROMPT_JOB } from '../scheduling/daily-prompt-jobs.ts';
@@ -12,7 +13,7 @@ import { TIMER_ID_DATA_KEY, type TimerJobKind } from '../scheduling/timers/timer
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import { type Job, JobStatus, type Store, type StoreRepositories } from '../store/store.ts';
 import { formatGoDuration } from './go-duration.ts';
-import { describeSchedule, type OriginalSchedule } from './original-schedule.ts';
+import { describeSchedule } from './original-schedule.ts';
 import { findScheduleJob, ORIGINAL_SCHEDULE_JOB, parseSchedulePayload } from './original-schedule-jobs.ts';
 
 /** The original's `TimerInfo`, plus what PromptPipe knows about the job behind it. */

@@ -2,6 +2,7 @@
  * The safety net, assembled from the configuration (main.ts calls this once): the risk screen for the inbound
  * pipeline, the alert service, and the `alert_delivery` job's handler with the configured routes.
  */
+import type { SafetySettings } from '../config/safety.ts';
 import type { NewId } from '../domain/ids.ts';
 import type { Log } from '../domain/log.ts';
 import type { Messenger } from '../engine/messenger.ts';
@@ -12,11 +13,10 @@ import type { Store } from '../store/store.ts';
 import { createAlertDeliveryHandler } from './alert-delivery-handler.ts';
 import { type AlertRoute, createEmailRoute, createWebhookRoute } from './alert-routes.ts';
 import { ALERT_DELIVERY_JOB, type AlertService, createAlertService } from './alert-service.ts';
-import { createKeywordDetector } from './risk-keywords.ts';
-import { createRiskModelCheck } from './risk-model-check.ts';
-import { safetyMessageFor } from './safety-messages.ts';
+import { createKeywordDetector, DEFAULT_RISK_KEYWORDS } from './risk-keywords.ts';
+import { createRiskModelCheck, DEFAULT_SAFETY_PROMPT } from './risk-model-check.ts';
+import { DEFAULT_SAFETY_MESSAGES, safetyMessageFor } from './safety-messages.ts';
 import { createSafetyScreen, type SafetyScreen } from './safety-screen.ts';
-import type { SafetySettings } from './safety-settings.ts';
 
 /** How long one alert route may take to accept an alert. */
 const ROUTE_TIMEOUT_MS = 10_000;
@@ -44,6 +44,7 @@ export function createSafetyNet(options: {
 }): SafetyNet {
   const { settings, store, clock, newId, log } = options;
   const { alerts: routeSettings } = settings;
+  const messages = { ...DEFAULT_SAFETY_MESSAGES, ...settings.messages };
   const routes: AlertRoute[] = [];
   if (routeSettings.smtpUrl && routeSettings.emailTo.length > 0) {
     routes.push(
@@ -82,7 +83,7 @@ export function createSafetyNet(options: {
     settings.modelCheck && options.modelLlm
       ? createRiskModelCheck({
           llm: options.modelLlm,
-          prompt: settings.prompt,
+          prompt: settings.prompt ?? DEFAULT_SAFETY_PROMPT,
           threshold: settings.modelThreshold,
           onError: (error) => log.warn({ error: String(error) }, 'the safety model check failed; keywords only'),
         })
@@ -91,10 +92,11 @@ export function createSafetyNet(options: {
     store,
     clock,
     log,
-    keywords: createKeywordDetector(settings.keywords),
+    // The configured lists and messages replace the built-in ones language by language.
+    keywords: createKeywordDetector({ ...DEFAULT_RISK_KEYWORDS, ...settings.keywords }),
     model,
     messenger: options.messenger,
-    safetyMessage: (language) => safetyMessageFor(settings.messages, language),
+    safetyMessage: (language) => safetyMessageFor(messages, language),
     alerts,
     coachTurn: settings.coachTurn,
     review: settings.review,

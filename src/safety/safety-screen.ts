@@ -14,6 +14,7 @@
  * (alert-service.ts, held-coach-turn.ts).
  */
 
+import type { CoachTurnOnFlag } from '../config/safety.ts';
 import type { Log } from '../domain/log.ts';
 import type { Participant } from '../domain/participant.ts';
 import { appendToHistory } from '../engine/conversation-history.ts';
@@ -23,12 +24,6 @@ import type { InboundMessage, Store } from '../store/store.ts';
 import type { AlertService } from './alert-service.ts';
 import type { KeywordDetector } from './risk-keywords.ts';
 import type { RiskModelCheck } from './risk-model-check.ts';
-
-/**
- * `skip`: a flagged message gets the safety message only; `reply`: the coach answers it afterwards as well; `hold`:
- * the coach answers once staff have cleared the review (or not, if they discard the turn).
- */
-export type CoachTurnOnFlag = 'skip' | 'reply' | 'hold';
 
 /** How the safety message appears in the working history the held turn's model reads (it was sent, word for word). */
 export const SAFETY_MESSAGE_MARK = "[The study's fixed safety message was sent to the participant]";

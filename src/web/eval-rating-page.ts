@@ -3,9 +3,10 @@
  * conversations with the judge–human agreement so far, and one conversation's transcript with the run's rubric form.
  * The judge's scores are not shown beside the form, so a human rating is given blind to them.
  */
-import type { AgreementRow } from '../evaluation/human-agreement.ts';
-import type { FoundReport, RunReport, RunReportConversation } from '../evaluation/report-reader.ts';
-import { evalConversation } from '../evaluation/run-identity.ts';
+
+import { evalConversation } from '../research/ratings/eval-conversation.ts';
+import type { AgreementRow } from '../research/ratings/human-agreement.ts';
+import type { FoundReport, RunReport, RunReportConversation } from '../research/ratings/report-reader.ts';
 import type { Rating } from '../store/ratings-records.ts';
 import { layout, localTime, type PageContext } from './dashboard-pages.ts';
 import { html } from './html.ts';

@@ -8,9 +8,9 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 import { type NewId, randomId } from '../domain/ids.ts';
-import { humanRatingsOfRun, judgeHumanAgreement } from '../evaluation/human-agreement.ts';
-import { findRunReport, listRunReports, type RunReport } from '../evaluation/report-reader.ts';
-import { evalConversation, parseEvalConversation } from '../evaluation/run-identity.ts';
+import { evalConversation, parseEvalConversation } from '../research/ratings/eval-conversation.ts';
+import { humanRatingsOfRun, judgeHumanAgreement } from '../research/ratings/human-agreement.ts';
+import { findRunReport, listRunReports, type RunReport } from '../research/ratings/report-reader.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { Rating } from '../store/ratings-records.ts';
 import type { Store } from '../store/store.ts';

@@ -4,7 +4,7 @@
  * The form and the ratings table are shared with the rating of an evaluation run's conversation (eval-rating-page.ts).
  */
 import type { Participant } from '../domain/participant.ts';
-import type { Rubric } from '../evaluation/rubric.ts';
+import type { Rubric } from '../research/ratings/rubric.ts';
 import type { Rating } from '../store/ratings-records.ts';
 import type { TranscriptEntry } from '../store/store.ts';
 import { csrfField, layout, localTime, type PageContext } from './dashboard-pages.ts';

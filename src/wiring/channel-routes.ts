@@ -1,6 +1,7 @@
 /** The HTTP routes the enabled channels receive on: webhooks of the gateways and providers, Telegram's link pages. */
+
+import { createTelegramLinkRoutes } from '../api/routes/telegram-link-routes.ts';
 import type { InboundService } from '../channels/inbound-service.ts';
-import { createTelegramLinkRoutes } from '../channels/telegram/telegram-link-route.ts';
 import { createTelegramRoutes } from '../channels/telegram/telegram-webhook-route.ts';
 import { createTwilioRoutes } from '../channels/twilio/twilio-webhook-route.ts';
 import { createWebhookInboundRoutes } from '../channels/webhook/webhook-inbound-route.ts';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isLoopbackHost, warnIfUnprotected } from '../../src/api/auth.ts';
+import { warnIfUnprotected } from '../../src/api/auth.ts';
+import { isLoopbackHost } from '../../src/http/loopback.ts';
 import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
 
 const TOKEN = 's3cret-token';

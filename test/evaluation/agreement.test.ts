@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cohensKappa, type RatingPair } from '../../src/evaluation/agreement.ts';
+import { cohensKappa, type RatingPair } from '../../src/research/ratings/agreement.ts';
 
 /** `count` items scored `first` by one rater and `second` by the other. */
 function cell(first: number, second: number, count: number): RatingPair[] {

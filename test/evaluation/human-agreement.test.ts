@@ -4,9 +4,9 @@
  * turn's. A human score off the rubric's scale is a clear error.
  */
 import { describe, expect, it } from 'vitest';
-import { humanRatingsOfRun, judgeHumanAgreement } from '../../src/evaluation/human-agreement.ts';
-import { parseRubric } from '../../src/evaluation/rubric.ts';
-import { parseEvalConversation } from '../../src/evaluation/run-identity.ts';
+import { parseEvalConversation } from '../../src/research/ratings/eval-conversation.ts';
+import { humanRatingsOfRun, judgeHumanAgreement } from '../../src/research/ratings/human-agreement.ts';
+import { parseRubric } from '../../src/research/ratings/rubric.ts';
 
 const rubric = parseRubric(
   'name: r\nscale: { min: 1, max: 5 }\ncriteria:\n  - { id: empathy, name: Empathy, description: warm }\n',

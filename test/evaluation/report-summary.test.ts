@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationResult } from '../../src/evaluation/evaluation-run.ts';
 import { summarise } from '../../src/evaluation/report-summary.ts';
-import { parseRubric } from '../../src/evaluation/rubric.ts';
 import type { SimulationRecord } from '../../src/evaluation/simulation-record.ts';
+import { parseRubric } from '../../src/research/ratings/rubric.ts';
 
 const rubric = parseRubric(
   'name: r\nscale: { min: 1, max: 3 }\ncriteria:\n  - { id: empathy, name: Empathy, description: d, threshold: 2 }\n',

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPersonas, parsePersona } from '../../src/evaluation/persona.ts';
-import { loadRubric, parseRubric } from '../../src/evaluation/rubric.ts';
+import { loadRubric, parseRubric } from '../../src/research/ratings/rubric.ts';
 
 const EVAL_DIR = join(import.meta.dirname, '..', '..', 'eval');
 

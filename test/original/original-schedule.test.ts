@@ -3,11 +3,11 @@
  * strictly after now (today included), an omitted field matches every value, and the wall clock of the zone decides.
  */
 import { describe, expect, it } from 'vitest';
+import { parseCronSchedule } from '../../src/domain/original-schedule.ts';
 import { formatGoDuration } from '../../src/original/go-duration.ts';
 import {
   describeSchedule,
   nextRunAfter,
-  parseCronSchedule,
   scheduleProblems,
   toCronString,
 } from '../../src/original/original-schedule.ts';

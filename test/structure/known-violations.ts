@@ -12,30 +12,20 @@ export const KNOWN_FILE_CYCLES: readonly string[] = [
 
 /** Top folders of src/ importing each other in a circle (main.ts counts with wiring/, config.ts with config/). */
 export const KNOWN_FOLDER_CYCLES: readonly string[] = [
-  // The two knots named in issue 33 ({tools, engine, scheduling, store, observability, llm, config} and {research,
-  // channels, participants, api}), joined into one (config → safety / original, among others); and the knot
-  // {evaluation, web, wiring} (the rating pages and the ratings export read the evaluation's runs, and the evaluation
-  // runs the whole application), joined to it by research → evaluation.
-  'api ↔ channels ↔ config ↔ engine ↔ evaluation ↔ llm ↔ original ↔ participants ↔ research ↔ ' +
-    'safety ↔ scheduling ↔ staff ↔ store ↔ tools ↔ trials ↔ web ↔ wiring',
+  // The core knot named in issue 33 ({engine, scheduling, store, tools, llm}: the timers read the engine's state
+  // data, the store's roster reads the engagement guard, the LLM port names the Store; being rewritten), joined by
+  // tools → safety (the flag-for-staff tool) to {channels, participants, safety, trials} (the inbound service calls
+  // the participant service and the safety screen, participant rules read the channel registry, the alert webhook
+  // signs like the webhook channel).
+  'channels ↔ engine ↔ llm ↔ participants ↔ safety ↔ scheduling ↔ store ↔ tools ↔ trials',
 ];
 
 /** Imports from a lower layer into a higher one (layers.ts), by folder: 'from → to'. */
 export const KNOWN_LAYER_VIOLATIONS: readonly string[] = [
   // The shared manual clock follows PostgreSQL's coordinator (an adapter) directly.
   'scheduling → store',
-  // The Telegram link route and the export's decisions table reach into api/ for the response envelope and a route's
-  // row shape.
-  'channels → api',
-  'research → api',
   // The flag-for-staff tool raises an alert through the safety service.
   'tools → safety',
-  // The settings of the safety net and the original's default schedule are read by modules outside config/.
-  'config → safety',
-  'config → original',
-  // The rating pages render the evaluation's rubric and runs; the ratings export names evaluation runs.
-  'web → evaluation',
-  'research → evaluation',
 ];
 
 /** src files over the line limit. */

@@ -7,10 +7,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
+import { ok } from '../../http/envelope.ts';
+import { envelope, errorResponse } from '../../http/envelope-schemas.ts';
 import { type Clock, isManualClock } from '../../scheduling/clock.ts';
 import type { JobRunner } from '../../scheduling/job-runner.ts';
-import { ok } from '../envelope.ts';
-import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
+import { COMMON_ERRORS } from '../openapi.ts';
 import { clockBodySchema, clockResultSchema } from '../schemas.ts';
 
 export const CLOCK_PATH = '/admin/clock';

@@ -8,11 +8,12 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
+import { ok } from '../../http/envelope.ts';
+import { envelope, errorResponse } from '../../http/envelope-schemas.ts';
 import type { AlertService } from '../../safety/alert-service.ts';
 import type { Alert, AlertDelivery } from '../../store/safety-records.ts';
 import type { Store } from '../../store/store.ts';
-import { ok } from '../envelope.ts';
-import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
+import { COMMON_ERRORS } from '../openapi.ts';
 import { permission } from '../route-permission.ts';
 import { staffActor } from '../staff-actor.ts';
 

@@ -5,11 +5,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ok } from '../../http/envelope.ts';
+import { envelope, errorResponse } from '../../http/envelope-schemas.ts';
 import type { BroadcastProgress, BroadcastService } from '../../research/broadcasts/broadcast-service.ts';
-import { broadcastProgressSchema } from '../../research/research-result-schemas.ts';
 import { broadcastBodySchema } from '../../research/research-schemas.ts';
-import { ok } from '../envelope.ts';
-import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
+import { COMMON_ERRORS } from '../openapi.ts';
+import { broadcastProgressSchema } from './research-result-schemas.ts';
 
 export const BROADCASTS_PATH = '/conversation/broadcasts';
 

@@ -5,6 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { failure } from '../../http/envelope.ts';
+import { errorResponse } from '../../http/envelope-schemas.ts';
 import { exportFilter, parseFormat } from '../../research/export/export-filter.ts';
 import { exportTable } from '../../research/export/export-tables.ts';
 import type { ExportTableName } from '../../research/export/export-types.ts';
@@ -13,8 +15,7 @@ import { tableStream } from '../../research/export/table-stream.ts';
 import { exportParamsSchema, exportQuerySchema, isTrue } from '../../research/research-schemas.ts';
 import { can } from '../../staff/actor.ts';
 import type { Store } from '../../store/store.ts';
-import { failure } from '../envelope.ts';
-import { COMMON_ERRORS, errorResponse } from '../openapi.ts';
+import { COMMON_ERRORS } from '../openapi.ts';
 
 export interface ExportRouteOptions {
   store: Store;

@@ -8,6 +8,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ok } from '../../http/envelope.ts';
+import { envelope, errorResponse } from '../../http/envelope-schemas.ts';
+import { bodyDocumentedOnly } from '../../http/validation.ts';
 import {
   IMPORT_COLUMNS,
   type ImportReadOptions,
@@ -22,12 +25,10 @@ import {
   importOutcomeJson,
   importSummary,
 } from '../../research/import/import-service.ts';
-import { importResultSchema } from '../../research/research-result-schemas.ts';
 import { importQuerySchema, isTrue } from '../../research/research-schemas.ts';
-import { ok } from '../envelope.ts';
-import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
-import { bodyDocumentedOnly } from '../validation.ts';
+import { COMMON_ERRORS } from '../openapi.ts';
 import type { ChatUrlFor } from './participant-routes.ts';
+import { importResultSchema } from './research-result-schemas.ts';
 
 export const IMPORT_PATH = '/conversation/participants/import';
 

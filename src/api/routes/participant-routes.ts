@@ -6,11 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Participant } from '../../domain/participant.ts';
+import { ok } from '../../http/envelope.ts';
+import { envelope, errorResponse } from '../../http/envelope-schemas.ts';
 import type { ParticipantService } from '../../participants/participant-service.ts';
 import { callsById } from '../../research/provenance/provenance-view.ts';
 import type { LlmCallRepository } from '../../store/store.ts';
-import { ok } from '../envelope.ts';
-import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
+import { COMMON_ERRORS } from '../openapi.ts';
 import {
   deleteQuerySchema,
   deleteResultSchema,

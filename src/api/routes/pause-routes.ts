@@ -6,9 +6,10 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ok } from '../../http/envelope.ts';
+import { envelope, errorResponse } from '../../http/envelope-schemas.ts';
 import type { PauseService } from '../../participants/pause-service.ts';
-import { ok } from '../envelope.ts';
-import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
+import { COMMON_ERRORS } from '../openapi.ts';
 import { permission } from '../route-permission.ts';
 import { staffActor } from '../staff-actor.ts';
 

@@ -6,14 +6,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError } from '../../domain/errors.ts';
+import { ok } from '../../http/envelope.ts';
+import { envelope } from '../../http/envelope-schemas.ts';
 import { parseSince } from '../../research/export/export-filter.ts';
-import { statsResultSchema } from '../../research/research-result-schemas.ts';
 import { statsQuerySchema } from '../../research/research-schemas.ts';
 import { computeStudyStats } from '../../research/stats/study-stats.ts';
 import type { Store } from '../../store/store.ts';
-import { ok } from '../envelope.ts';
-import { COMMON_ERRORS, envelope } from '../openapi.ts';
+import { COMMON_ERRORS } from '../openapi.ts';
 import { originalResponseStats } from './original/record-routes.ts';
+import { statsResultSchema } from './research-result-schemas.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -7,12 +7,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ok } from '../../http/envelope.ts';
+import { envelope, errorResponse } from '../../http/envelope-schemas.ts';
 import { setAuditDetail } from '../../staff/audit-trail.ts';
-import type { Decision } from '../../store/decisions.ts';
+import { decisionJson } from '../../trials/decision-json.ts';
 import type { RandomisationPause } from '../../trials/randomisation-pause.ts';
 import type { AllocationReport, TrialService } from '../../trials/trial-service.ts';
-import { ok } from '../envelope.ts';
-import { COMMON_ERRORS, envelope, errorResponse } from '../openapi.ts';
+import { COMMON_ERRORS } from '../openapi.ts';
 import { PARTICIPANTS_PATH } from './participant-routes.ts';
 
 const overrideBody = z.strictObject({
@@ -47,32 +48,6 @@ export function randomisationJson(state: RandomisationPause) {
 /** Who the audit trail names: the staff actor once staff accounts resolve one, else the shared API token. */
 function actorLabel(request: unknown): string {
   return (request as { staffActor?: { label?: string } }).staffActor?.label ?? 'PROMPTPIPE_API_TOKEN';
-}
-
-/** A decision row as the API and the export write it. */
-export function decisionJson(decision: Decision) {
-  return {
-    id: decision.id,
-    participant_id: decision.participantId,
-    study_id: decision.studyId,
-    arm: decision.armId,
-    decision_point: decision.decisionPointId,
-    local_date: decision.localDate,
-    slot: decision.slot,
-    intended_at: decision.intendedAt.toISOString(),
-    intended_local: decision.intendedLocal,
-    available: decision.available,
-    unavailable_reason: decision.unavailableReason,
-    probabilities: decision.probabilities,
-    option: decision.option,
-    draw: decision.draw,
-    design_hash: decision.designHash,
-    decided_at: decision.decidedAt.toISOString(),
-    sent_outbound_id: decision.sentOutboundId,
-    sent_at: decision.sentAt?.toISOString() ?? null,
-    outcome: decision.outcome,
-    outcome_at: decision.outcomeAt?.toISOString() ?? null,
-  };
 }
 
 function reportJson(report: AllocationReport) {

@@ -6,8 +6,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { failure } from '../../api/envelope.ts';
 import { AppError } from '../../domain/errors.ts';
+import { failure } from '../../http/envelope.ts';
 
 export const TELEGRAM_WEBHOOK_PATH = '/channels/telegram/webhook';
 export const TELEGRAM_SECRET_HEADER = 'x-telegram-bot-api-secret-token';

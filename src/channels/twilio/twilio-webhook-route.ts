@@ -5,9 +5,9 @@
  * out through the API), duplicates recognised by `MessageSid`.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { failure } from '../../api/envelope.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
+import { failure } from '../../http/envelope.ts';
 import type { DeliveryReceipts } from '../delivery-receipts.ts';
 import type { InboundService } from '../inbound-service.ts';
 import { TWILIO_STATUS_PATH } from './twilio-channel.ts';

@@ -14,17 +14,17 @@
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { isLoopbackHost } from '../../api/auth.ts';
-import { failure } from '../../api/envelope.ts';
-import { errorResponse } from '../../api/openapi.ts';
-import { webhookInboundBodySchema } from '../../api/schemas.ts';
-import { bodyDocumentedOnly, parseInput } from '../../api/validation.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
+import { failure } from '../../http/envelope.ts';
+import { errorResponse } from '../../http/envelope-schemas.ts';
+import { isLoopbackHost } from '../../http/loopback.ts';
+import { bodyDocumentedOnly, parseInput } from '../../http/validation.ts';
 import { type Clock, systemClock } from '../../scheduling/clock.ts';
 import type { InboundService } from '../inbound-service.ts';
 import { WEBHOOK_CHANNEL } from './webhook-channel.ts';
 import { messageTimeProblem, signingTimeProblem } from './webhook-replay-window.ts';
+import { webhookInboundBodySchema } from './webhook-schemas.ts';
 import {
   derivedMessageId,
   SIGNATURE_HEADER,

@@ -8,9 +8,9 @@
  * Meta retries (the duplicates are then recognised).
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { failure } from '../../api/envelope.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
+import { failure } from '../../http/envelope.ts';
 import type { DeliveryReceipts } from '../delivery-receipts.ts';
 import type { InboundService } from '../inbound-service.ts';
 import { parseWhatsAppWebhook } from './whatsapp-cloud-payload.ts';

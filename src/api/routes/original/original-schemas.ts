@@ -4,8 +4,9 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.ts';
+import { errorResponse } from '../../../http/envelope-schemas.ts';
 import { originalScheduleSchema } from '../../../original/original-prompt.ts';
-import { COMMON_ERRORS, errorResponse } from '../../openapi.ts';
+import { COMMON_ERRORS } from '../../openapi.ts';
 
 /** The OpenAPI tag and common errors of the original API's operations. */
 export const ORIGINAL_TAGS = ['original'];

@@ -12,7 +12,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.ts';
 import type { NewId } from '../../../domain/ids.ts';
+import type { OriginalSchedule } from '../../../domain/original-schedule.ts';
 import { toE164 } from '../../../domain/phone.ts';
+import { ok } from '../../../http/envelope.ts';
+import { envelope, errorResponse } from '../../../http/envelope-schemas.ts';
 import {
   type OriginalPrompt,
   OriginalPromptType,
@@ -21,13 +24,11 @@ import {
   type PromptContent,
   promptContent,
 } from '../../../original/original-prompt.ts';
-import { nextRunAfter, type OriginalSchedule, scheduleProblems } from '../../../original/original-schedule.ts';
+import { nextRunAfter, scheduleProblems } from '../../../original/original-schedule.ts';
 import { createSchedule } from '../../../original/original-schedule-jobs.ts';
 import type { OriginalSender } from '../../../original/original-sender.ts';
 import type { Clock } from '../../../scheduling/clock.ts';
 import type { Store } from '../../../store/store.ts';
-import { ok } from '../../envelope.ts';
-import { envelope, errorResponse } from '../../openapi.ts';
 import { ORIGINAL_ERRORS, ORIGINAL_TAGS } from './original-schemas.ts';
 
 export interface PromptRouteOptions {

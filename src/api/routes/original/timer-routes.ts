@@ -6,8 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { errorResponse } from '../../../http/envelope-schemas.ts';
 import type { OriginalTimers } from '../../../original/original-timers.ts';
-import { errorResponse } from '../../openapi.ts';
 import {
   ORIGINAL_ERRORS,
   ORIGINAL_TAGS,

@@ -1,5 +1,5 @@
-import { decisionJson } from '../../../api/routes/study-routes.ts';
 import { keysetPages } from '../../../store/keyset-pages.ts';
+import { decisionJson } from '../../../trials/decision-json.ts';
 import {
   EXPORT_PAGE_SIZE,
   type ExportColumn,

@@ -1,4 +1,4 @@
-import { parseEvalConversation } from '../../../evaluation/run-identity.ts';
+import { parseEvalConversation } from '../../ratings/eval-conversation.ts';
 import type { ExportColumn, ExportContext, ExportRow, ExportTable } from '../export-types.ts';
 
 const columns: ExportColumn[] = [

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { AppError } from '../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 
 const criterionSchema = z
   .object({

@@ -4,12 +4,12 @@
  * Behind the API token like the rest of `/conversation`. Earlier links stay usable until one of them is used.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { ok } from '../../api/envelope.ts';
-import { participantIdParamsSchema } from '../../api/schemas.ts';
-import { parseInput } from '../../api/validation.ts';
+import { TELEGRAM_CHANNEL } from '../../channels/telegram/telegram-inbound.ts';
 import { AppError } from '../../domain/errors.ts';
+import { ok } from '../../http/envelope.ts';
+import { parseInput } from '../../http/validation.ts';
 import type { ParticipantService } from '../../participants/participant-service.ts';
-import { TELEGRAM_CHANNEL } from './telegram-inbound.ts';
+import { participantIdParamsSchema } from '../schemas.ts';
 
 export function createTelegramLinkRoutes(options: {
   participants: Pick<ParticipantService, 'get'>;

@@ -1,28 +1,37 @@
 /**
- * The safety net's settings, read by config.ts (the only reader of the environment) through its reader: risk
- * detection, the safety messages, and the alert routes. Files named here are read and checked at start-up, so a
- * broken keyword list or safety message file stops the server instead of silently detecting nothing.
+ * The safety net's settings (read by config.ts through its reader): risk detection, the safety messages, and the alert
+ * routes. Files named here are read and checked at start-up, so a broken keyword list or safety message file stops the
+ * server instead of silently detecting nothing. The built-in keyword lists, messages and prompt are the safety net's
+ * own (safety/safety-net.ts lays what is read here over them).
  */
 import { readFileSync } from 'node:fs';
-import type { QuietHours } from '../scheduling/quiet-hours.ts';
-import { parseLocalTime } from '../scheduling/schedule-time.ts';
-import { DEFAULT_RISK_KEYWORDS, type KeywordRules } from './risk-keywords.ts';
-import { DEFAULT_SAFETY_PROMPT } from './risk-model-check.ts';
-import { DEFAULT_SAFETY_MESSAGES } from './safety-messages.ts';
-import type { CoachTurnOnFlag } from './safety-screen.ts';
+import { type LocalTime, parseLocalTime } from '../domain/local-time.ts';
+import type { ConfigReader } from './reader.ts';
+
+/**
+ * `skip`: a flagged message gets the safety message only; `reply`: the coach answers it afterwards as well; `hold`:
+ * the coach answers once staff have cleared the review (or not, if they discard the turn).
+ */
+export type CoachTurnOnFlag = 'skip' | 'reply' | 'hold';
+
+/** `QUIET_HOURS`: a window of the participant's local day (scheduling/quiet-hours.ts). */
+export interface QuietHoursWindow {
+  start: LocalTime;
+  end: LocalTime;
+}
 
 export interface SafetySettings {
-  /** Phrases per language: the defaults, with each language in `SAFETY_KEYWORDS_FILE` replacing its default list. */
-  keywords: KeywordRules;
+  /** Phrases per language from `SAFETY_KEYWORDS_FILE`; each replaces the built-in list of its language. */
+  keywords: Readonly<Record<string, readonly string[]>>;
   /** `SAFETY_MODEL_CHECK`: also ask a model about every message no keyword flagged. */
   modelCheck: boolean;
   /** `SAFETY_MODEL`: the model of that check (default: `GENAI_MODEL`), at the same OpenAI-compatible endpoint. */
   model: string | undefined;
-  /** `SAFETY_PROMPT_FILE`'s text, or the built-in prompt. */
-  prompt: string;
+  /** `SAFETY_PROMPT_FILE`'s text; the built-in prompt when unset. */
+  prompt: string | undefined;
   /** `SAFETY_MODEL_THRESHOLD`: the model's score from which a message is flagged. */
   modelThreshold: number;
-  /** Per language: the defaults, with each language in `SAFETY_MESSAGES_FILE` replacing its default. */
+  /** Per language from `SAFETY_MESSAGES_FILE`; each replaces the built-in message of its language. */
   messages: Readonly<Record<string, string>>;
   /** `SAFETY_COACH_TURN`: `skip` (default), `reply`, or `hold` (until staff clear the review). */
   coachTurn: CoachTurnOnFlag;
@@ -31,7 +40,7 @@ export interface SafetySettings {
   /** `PAUSE_ANSWERS_MESSAGES`: a paused participant's own messages are answered by the coach (no proactive ones). */
   pauseAnswersMessages: boolean;
   /** `QUIET_HOURS` (`21:00-08:00`, participant's local time): proactive messages wait for the end (quiet-hours.ts). */
-  quietHours: QuietHours | undefined;
+  quietHours: QuietHoursWindow | undefined;
   /** `ADHERENCE_MISSED_PROMPTS`, `ADHERENCE_SILENT_DAYS`, `ADHERENCE_CHECK_EVERY` (adherence-alerts.ts). */
   adherence: { missedPrompts: number | undefined; silentDays: number | undefined; checkEveryMs: number };
   /** `TAKEOVER_IDLE_AFTER`: a taken-over conversation without a staff message this long raises an alert. */
@@ -50,19 +59,9 @@ export interface SafetySettings {
   };
 }
 
-/** The part of config.ts's reader used here. */
-export interface SettingsReader {
-  readonly problems: string[];
-  string(name: string): string | undefined;
-  boolean(name: string, fallback: boolean): boolean;
-  number(name: string, fallback: number, check: (value: number) => boolean, expected: string): number;
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T;
-  duration(name: string, fallback: string): number;
-}
-
 /** A JSON object of language → T from a file, or a start-up problem. */
 function readLanguageFile<T>(
-  read: SettingsReader,
+  read: ConfigReader,
   name: string,
   check: (value: unknown) => value is T,
   expected: string,
@@ -94,9 +93,9 @@ const isPhraseList = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((phrase) => typeof phrase === 'string' && /[\p{L}\p{N}]/u.test(phrase));
 const isText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 
-function readPrompt(read: SettingsReader): string {
+function readPrompt(read: ConfigReader): string | undefined {
   const path = read.string('SAFETY_PROMPT_FILE');
-  if (path === undefined) return DEFAULT_SAFETY_PROMPT;
+  if (path === undefined) return undefined;
   try {
     const text = readFileSync(path, 'utf8').trim();
     if (text) return text;
@@ -106,16 +105,16 @@ function readPrompt(read: SettingsReader): string {
       `SAFETY_PROMPT_FILE: ${path} could not be read (${error instanceof Error ? error.message : error})`,
     );
   }
-  return DEFAULT_SAFETY_PROMPT;
+  return undefined;
 }
 
 /** A positive whole number, or undefined when unset (the rule is off). */
-function optionalCount(read: SettingsReader, name: string): number | undefined {
+function optionalCount(read: ConfigReader, name: string): number | undefined {
   if (read.string(name) === undefined) return undefined;
   return read.number(name, 1, (n) => Number.isInteger(n) && n > 0, 'a positive whole number');
 }
 
-function readQuietHours(read: SettingsReader): QuietHours | undefined {
+function readQuietHours(read: ConfigReader): QuietHoursWindow | undefined {
   const text = read.string('QUIET_HOURS');
   if (text === undefined) return undefined;
   const [startText, endText, ...rest] = text.split('-');
@@ -128,7 +127,7 @@ function readQuietHours(read: SettingsReader): QuietHours | undefined {
   return { start, end };
 }
 
-export function readSafetySettings(read: SettingsReader): SafetySettings {
+export function readSafetySettings(read: ConfigReader): SafetySettings {
   const keywords = readLanguageFile(read, 'SAFETY_KEYWORDS_FILE', isPhraseList, 'a list of phrases');
   const messages = readLanguageFile(read, 'SAFETY_MESSAGES_FILE', isText, 'a non-empty text');
   const smtpUrl = read.string('SMTP_URL');
@@ -155,12 +154,12 @@ export function readSafetySettings(read: SettingsReader): SafetySettings {
     read.problems.push('SAFETY_COACH_TURN=hold waits for staff to clear the review: it needs SAFETY_REVIEW=true');
   }
   return {
-    keywords: { ...DEFAULT_RISK_KEYWORDS, ...keywords },
+    keywords,
     modelCheck: read.boolean('SAFETY_MODEL_CHECK', false),
     model: read.string('SAFETY_MODEL'),
     prompt: readPrompt(read),
     modelThreshold: read.number('SAFETY_MODEL_THRESHOLD', 0.5, (n) => n > 0 && n <= 1, 'a number above 0, at most 1'),
-    messages: { ...DEFAULT_SAFETY_MESSAGES, ...messages },
+    messages,
     coachTurn,
     review,
     quietHours: readQuietHours(read),

@@ -3,10 +3,10 @@
  * conversations, a rater's latest score of a conversation on a criterion replacing their earlier ones) and the
  * quadratic-weighted Cohen's kappa per criterion between the judge's score and each counted human score. Pure.
  */
-import { AppError } from '../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { type Agreement, cohensKappa } from './agreement.ts';
+import { parseConversationKey, parseEvalConversation } from './eval-conversation.ts';
 import type { Rubric } from './rubric.ts';
-import { parseConversationKey, parseEvalConversation } from './run-identity.ts';
 
 /** One human score as stored or exported: `conversation` is `eval:<run>:A/ada.1`, or a bare `A/ada.1` (this run). */
 export interface HumanScore {

@@ -1,6 +1,6 @@
 /** What the research endpoints answer (export, bulk import, broadcasts, statistics), for the OpenAPI document. */
 import { z } from 'zod';
-import { originalStatsSchema } from '../api/routes/original/original-schemas.ts';
+import { originalStatsSchema } from './original/original-schemas.ts';
 
 const FIGURES = [
   'prompts_sent',

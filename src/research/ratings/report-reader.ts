@@ -8,8 +8,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { ConversationLine } from './conversation-line.ts';
+import { RUN_ID_PATTERN, type RunIdentity } from './eval-conversation.ts';
 import { type Rubric, rubricSchema } from './rubric.ts';
-import { RUN_ID_PATTERN, type RunIdentity } from './run-identity.ts';
 
 const lineSchema = z.object({
   at: z.string(),
