@@ -35,12 +35,3 @@ export function createChannelRegistry(channels: readonly Channel[]): ChannelRegi
     all: () => channels,
   };
 }
-
-/** The enrolment check: a participant's channel must be enabled; the message names the allowed values. */
-export function requireEnabledChannel(names: readonly string[], channel: string): string {
-  const wanted = channel.trim().toLowerCase();
-  if (!names.includes(wanted)) {
-    throw new AppError('invalid_input', `channel must be one of ${names.join(', ')} (got "${channel}")`);
-  }
-  return wanted;
-}

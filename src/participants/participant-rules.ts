@@ -2,7 +2,6 @@
  * What every participant operation checks and fills in the same way: a participant that exists, an enabled channel,
  * a canonical time zone and language, the default channel of participants from before channels, the trial arm.
  */
-import { requireEnabledChannel } from '../channels/channel-registry.ts';
 import { AppError } from '../domain/errors.ts';
 import { canonicalLanguageTag, ENGLISH, unknownLanguageProblem } from '../domain/language.ts';
 import type { Participant } from '../domain/participant.ts';
@@ -11,6 +10,15 @@ import { canonicalTimeZone } from '../scheduling/schedule-time.ts';
 import type { ParticipantServiceOptions } from './participant-service-types.ts';
 
 export type ParticipantRules = ReturnType<typeof participantRules>;
+
+/** The enrolment check: a participant's channel must be enabled; the message names the allowed values. */
+function requireEnabledChannel(names: readonly string[], channel: string): string {
+  const wanted = channel.trim().toLowerCase();
+  if (!names.includes(wanted)) {
+    throw new AppError('invalid_input', `channel must be one of ${names.join(', ')} (got "${channel}")`);
+  }
+  return wanted;
+}
 
 export function participantRules(options: ParticipantServiceOptions) {
   const { store, study } = options;

@@ -5,7 +5,7 @@
  * and staff read the conversation on the dashboard, behind its sign-in.
  */
 import { createTransport } from 'nodemailer';
-import { signatureHeaders } from '../channels/webhook/webhook-signature.ts';
+import { signatureHeaders } from '../http/webhook-signature.ts';
 import type { Alert } from '../store/safety-records.ts';
 
 export interface AlertRoute {

@@ -3,7 +3,7 @@
  * server, the webhook channel against a local HTTP gateway, a manual clock, SQLite in memory.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { signatureHeaders, verifySignature } from '../../src/channels/webhook/webhook-signature.ts';
+import { signatureHeaders, verifySignature } from '../../src/http/webhook-signature.ts';
 import type { Application } from '../../src/main.ts';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';

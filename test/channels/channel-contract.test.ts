@@ -5,9 +5,9 @@ import { createConsoleChannel } from '../../src/channels/console/console-channel
 import { createDeliveryReceipts } from '../../src/channels/delivery-receipts.ts';
 import { createWebChatChannel } from '../../src/channels/web-chat/web-chat-channel.ts';
 import { createWebhookChannel } from '../../src/channels/webhook/webhook-channel.ts';
-import { signatureHeaders } from '../../src/channels/webhook/webhook-signature.ts';
 import { phoneToJid } from '../../src/channels/whatsapp-web/whatsapp-jid.ts';
 import { AppError } from '../../src/domain/errors.ts';
+import { signatureHeaders } from '../../src/http/webhook-signature.ts';
 import { silentLog } from '../../src/observability/log.ts';
 import { createChatRoutes } from '../../src/web/chat-routes.ts';
 import { createLiveTranscripts } from '../../src/web/live-transcript.ts';

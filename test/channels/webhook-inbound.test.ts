@@ -6,7 +6,7 @@ import {
   type DeliverMessagePayload,
   describeOutgoing,
 } from '../../src/channels/outbox-messenger.ts';
-import { signatureHeaders, signBody } from '../../src/channels/webhook/webhook-signature.ts';
+import { signatureHeaders, signBody } from '../../src/http/webhook-signature.ts';
 import { silentLog } from '../../src/observability/log.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { warnIfWebhookUnsigned } from '../../src/channels/webhook/webhook-inbound-route.ts';
-import { signatureHeaders, signBody } from '../../src/channels/webhook/webhook-signature.ts';
+import { signatureHeaders, signBody } from '../../src/http/webhook-signature.ts';
 import { type ApiHarness, createApiHarness, START } from '../support/api-harness.ts';
 
 const PATH = '/channels/webhook/messages';

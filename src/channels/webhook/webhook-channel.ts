@@ -12,9 +12,9 @@
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import { createHttpClient } from '../../http/http-client.ts';
+import { signatureHeaders } from '../../http/webhook-signature.ts';
 import { type Clock, systemClock } from '../../scheduling/clock.ts';
 import type { Channel, DeliveryResult, OutboundMessage } from '../channel.ts';
-import { signatureHeaders } from './webhook-signature.ts';
 
 export const WEBHOOK_CHANNEL = 'webhook';
 

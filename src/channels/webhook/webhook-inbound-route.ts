@@ -20,18 +20,18 @@ import { failure } from '../../http/envelope.ts';
 import { errorResponse } from '../../http/envelope-schemas.ts';
 import { isLoopbackHost } from '../../http/loopback.ts';
 import { bodyDocumentedOnly, parseInput } from '../../http/validation.ts';
-import { type Clock, systemClock } from '../../scheduling/clock.ts';
-import type { InboundService } from '../inbound-service.ts';
-import { WEBHOOK_CHANNEL } from './webhook-channel.ts';
-import { messageTimeProblem, signingTimeProblem } from './webhook-replay-window.ts';
-import { webhookInboundBodySchema } from './webhook-schemas.ts';
 import {
   derivedMessageId,
   SIGNATURE_HEADER,
   signedContent,
   TIMESTAMP_HEADER,
   verifySignature,
-} from './webhook-signature.ts';
+} from '../../http/webhook-signature.ts';
+import { type Clock, systemClock } from '../../scheduling/clock.ts';
+import type { InboundService } from '../inbound-service.ts';
+import { WEBHOOK_CHANNEL } from './webhook-channel.ts';
+import { messageTimeProblem, signingTimeProblem } from './webhook-replay-window.ts';
+import { webhookInboundBodySchema } from './webhook-schemas.ts';
 
 export const WEBHOOK_INBOUND_PATH = '/channels/webhook/messages';
 

@@ -3,7 +3,8 @@
  * `PROMPTPIPE_WEBHOOK_SECRET`, of `<timestamp>.<body>` — the timestamp as sent, a dot, then the exact bytes of the
  * HTTP body — in both directions (Stripe's and Slack's scheme). Signing the raw bytes (not re-serialised JSON) is
  * what lets any gateway, in any language, verify it; signing the time with them is what lets the receiver refuse a
- * captured request replayed later (webhook-replay-window.ts).
+ * captured request replayed later (channels/webhook/webhook-replay-window.ts). The webhook channel, its inbound route
+ * and the alert webhook all sign this way.
  *
  * The older form, an HMAC of the body alone (no timestamp header), is still accepted inbound when the signed body
  * carries its own `timestamp`: that time is then covered by the signature too.
