@@ -12,6 +12,7 @@ import { describeDashboardStoreContract } from './dashboard-store-contract.ts';
 import { describeJobHoldContract } from './job-hold-contract.ts';
 import { describeResearchStoreContract } from './research-store-contract.ts';
 import { describeTelegramStoreContract } from './telegram-store-contract.ts';
+import { describeUnitOfWorkContract } from './unit-of-work-contract.ts';
 
 const BASE_TIME = Date.parse('2025-03-01T08:00:00.000Z');
 
@@ -992,6 +993,10 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         ).rejects.toThrow('abort');
         expect((await store.jobs.getPendingByKey('key'))?.id).toBe('job_old');
       });
+    });
+
+    describe('the ambient unit of work', () => {
+      describeUnitOfWorkContract(() => store);
     });
 
     describe('inbound messages', () => {

@@ -73,10 +73,9 @@ export function createRepositories(db: Kysely<Database>, dialect: StoreDialect, 
  * whose `transaction()` simply runs the inner function in the same transaction, so code written against `Store` can
  * be called with them and joins the outer transaction.
  *
- * On SQLite, Kysely has one connection guarded by a mutex that a transaction holds until it ends. Inside `fn`, never
- * await a query on the outer store (the one `transaction()` was called on): it waits for the mutex the transaction
- * holds, and the transaction waits for it, forever. Use the `tx` repositories only. On PostgreSQL the same mistake
- * does not hang but runs outside the transaction, so it is wrong on both.
+ * The adapters put the ambient unit of work above this store (`unit-of-work.ts`): a call on the store inside `fn`
+ * joins the transaction, and a query that reaches this layer's own database from inside it throws instead of waiting
+ * for the connection the transaction holds.
  */
 export function createKyselyStore(options: {
   db: Kysely<Database>;

@@ -5,6 +5,7 @@ import type { Database } from '../kysely/database.ts';
 import { createKyselyStore } from '../kysely/kysely-store.ts';
 import { migrateToLatest } from '../migrations/migrate-to-latest.ts';
 import type { Store } from '../store.ts';
+import { createUnitOfWorkScope } from '../unit-of-work.ts';
 import { withLockedFlowStateCache } from './locked-flow-state-cache.ts';
 import { namedStatementPool } from './named-statements.ts';
 import { postgresDialect } from './postgres-dialect.ts';
@@ -52,7 +53,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   });
   // Without a listener, an idle connection's error (the server restarting) would be thrown and end the process.
   pool.on('error', (error) => options.onPoolError?.(error));
-  const db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool: namedStatementPool(pool) }) });
+  const unitOfWork = createUnitOfWorkScope();
+  const db = new Kysely<Database>({
+    dialect: unitOfWork.guard(new SchemaScopedPostgresDialect({ pool: namedStatementPool(pool) })),
+  });
   try {
     if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
     // The migration tables are looked up in an explicit schema: unqualified, Kysely finds `kysely_migration` in ANY
@@ -67,12 +71,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     await db.destroy();
     throw error;
   }
-  return withLockedFlowStateCache(
-    createKyselyStore({
-      db,
-      dialect: postgresDialect,
-      ...(groupCommit ? { durable: createWalFlush(pool).durable } : {}),
-    }),
+  return unitOfWork.route(
+    withLockedFlowStateCache(
+      createKyselyStore({
+        db,
+        dialect: postgresDialect,
+        ...(groupCommit ? { durable: createWalFlush(pool).durable } : {}),
+      }),
+    ),
   );
 }
 

@@ -9,6 +9,7 @@ import { migrateToLatest, pendingMigrations } from '../migrations/migrate-to-lat
 import { withParticipantCache } from '../participant-cache.ts';
 import { withRecentTranscriptCache } from '../recent-transcript-cache.ts';
 import type { Store } from '../store.ts';
+import { createUnitOfWorkScope } from '../unit-of-work.ts';
 import { createDashboardReader } from './dashboard-reader.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
@@ -69,8 +70,9 @@ export const DEFAULT_SQLITE_SYNCHRONOUS: SqliteSynchronous = 'group';
 /**
  * Opens (creating if needed) and migrates a SQLite database.
  *
- * Kysely drives better-sqlite3 through one connection behind a mutex: while `store.transaction(fn)` runs, a query on
- * `store` itself (instead of the `tx` repositories) waits for the transaction that waits for it, and never returns.
+ * Kysely drives better-sqlite3 through one connection behind a mutex: while `store.transaction(fn)` runs, a call on
+ * `store` inside `fn` joins the transaction (the ambient unit of work, unit-of-work.ts); a query that would take the
+ * connection from inside it throws instead of waiting for itself.
  * The hot statements (kysely/sql/) skip Kysely's executor and run their cached statement at once, inside their
  * caller's transaction or outside any; one that finds another caller's transaction open goes through Kysely and
  * waits for it, so it never runs inside a transaction that is not its caller's.
@@ -94,7 +96,10 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
         ? createGroupCommit({ filename: options.filename })
         : undefined;
     const statements = withStatementCache(database, groupCommit ? { observer: groupCommit.afterStatement } : {});
-    const db = new Kysely<Database>({ dialect: new UnaryPlusParameterSqliteDialect({ database: statements }) });
+    const unitOfWork = createUnitOfWorkScope();
+    const db = new Kysely<Database>({
+      dialect: unitOfWork.guard(new UnaryPlusParameterSqliteDialect({ database: statements })),
+    });
     runHotStatementsDirectly(db, (sqlText, parameters, inTransaction) => {
       // Another caller's transaction is open (it holds Kysely's connection mutex), or a stream is (better-sqlite3
       // runs no write until it ends): wait for them through Kysely.
@@ -118,7 +123,9 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       dialect: sqliteDialect,
       ...(groupCommit ? { durable: groupCommit.durable, beforeClose: groupCommit.close } : {}),
     });
-    return withDashboardReader(withParticipantCache(withFlowStateCache(withRecentTranscriptCache(store))), options);
+    return unitOfWork.route(
+      withDashboardReader(withParticipantCache(withFlowStateCache(withRecentTranscriptCache(store))), options),
+    );
   } catch (error) {
     if (database.open) database.close();
     throw error;
@@ -129,7 +136,8 @@ async function createReadOnlySqliteStore(options: SqliteStoreOptions): Promise<S
   const database = new SqliteDatabase(options.filename, { readonly: true, fileMustExist: true });
   try {
     database.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-    const db = new Kysely<Database>({ dialect: new UnaryPlusParameterSqliteDialect({ database }) });
+    const unitOfWork = createUnitOfWorkScope();
+    const db = new Kysely<Database>({ dialect: unitOfWork.guard(new UnaryPlusParameterSqliteDialect({ database })) });
     const pending = await pendingMigrations(db as Kysely<unknown>, sqliteDialect.schema);
     if (pending.length > 0) {
       await db.destroy();
@@ -139,7 +147,7 @@ async function createReadOnlySqliteStore(options: SqliteStoreOptions): Promise<S
           'that owns it runs another version of PromptPipe',
       );
     }
-    return createKyselyStore({ db, dialect: sqliteDialect });
+    return unitOfWork.route(createKyselyStore({ db, dialect: sqliteDialect }));
   } catch (error) {
     if (database.open) database.close();
     throw error;
