@@ -307,9 +307,9 @@ export function createInboundService(options: InboundServiceOptions): InboundSer
         ...(inbound.pollAnswer ? { pollAnswer: inbound.pollAnswer } : {}),
         ...(outage ? { holdOnLlmError: true } : {}),
         // Marked processed in the reply's transaction: answered, processed and the outage over commit together.
-        withReply: async (tx) => {
-          await markAnswered(tx);
-          tx.afterCommit(() => {
+        withReply: async () => {
+          await markAnswered(store);
+          store.afterCommit(() => {
             marked = true;
           });
         },

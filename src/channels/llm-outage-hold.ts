@@ -132,7 +132,6 @@ export function createLlmOutageHold(dependencies: {
               participantId,
               { type: 'text', text: notice },
               { kind: 'notice', sourceMessageId: inbound.id },
-              tx,
             );
           }
         }

@@ -60,9 +60,8 @@ export function createOutboxMessenger(options: {
 }): Messenger {
   const { store, clock, newId, handOff } = options;
   return {
-    async send(participantId, message, sendOptions, within): Promise<SentMessage> {
-      const target = within ?? store;
-      const participant = await target.participants.get(participantId);
+    async send(participantId, message, sendOptions): Promise<SentMessage> {
+      const participant = await store.participants.get(participantId);
       if (!participant) throw new AppError('not_found', `participant ${participantId} not found`);
       const now = clock.now();
       const id = newId('out');
@@ -86,7 +85,8 @@ export function createOutboxMessenger(options: {
                 ...(participant.language ? { language: participant.language } : {}),
               },
             };
-      const job = await target.transaction(async (tx) => {
+      // Joins the caller's unit of work when one is open.
+      const job = await store.transaction(async (tx) => {
         if (outbound.poll) {
           // Right after another poll, its options are numbered on (channels without native polls).
           const firstNumber = await nextPollNumberFor(tx, participantId);
@@ -129,10 +129,10 @@ export function createOutboxMessenger(options: {
       // Only once the job is committed: the runner could not see it before (PostgreSQL, other instances), and a
       // rolled-back message must not be delivered.
       if (handOff && job.status === JobStatus.RUNNING) {
-        target.afterCommit(() => handOff.runHandedOff(job));
+        store.afterCommit(() => handOff.runHandedOff(job));
       } else {
         const { onEnqueued } = options;
-        if (onEnqueued) target.afterCommit(onEnqueued);
+        if (onEnqueued) store.afterCommit(onEnqueued);
       }
       return { id, participantId, message, options: sendOptions };
     },

@@ -66,7 +66,7 @@ export interface ConversationFlowDependencies {
 
 interface TurnInput {
   participant: Participant;
-  withReply?: (tx: Store) => Promise<void>;
+  withReply?: () => Promise<void>;
   /** What the model sees as this turn's user message. */
   userText: string;
   synthetic: boolean;
@@ -254,7 +254,7 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
         onToolCall: dependencies.onToolCall,
       }),
       now: () => clock.now().getTime(),
-      transaction: (fn) => store.transaction(fn),
+      transaction: (fn) => store.transaction(() => fn()),
       purpose: module.toLowerCase(),
       fallbackText: {
         emptyResponse: messages.t(language, 'reply.emptyResponse'),
@@ -266,9 +266,9 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     if (loop.outcome === 'llm_error' && input.holdOnLlmError) throw new LlmOutageError(loop.error ?? 'unknown');
     if (loop.outcome !== 'content') await recordFallback(participant.id, module, loop, link);
 
-    const sendReply = async (within?: Store) => {
+    const sendReply = async () => {
       // The last model call's provenance row, when the loop left it to be written with the reply.
-      const recorded = await loop.recordProvenance?.(within ?? store);
+      const recorded = await loop.recordProvenance?.();
       const llmCallId = loop.llmCallId ?? (loop.outcome === 'content' ? recorded : undefined);
       return dependencies.messenger.send(
         participant.id,
@@ -280,28 +280,27 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
           ...(llmCallId === undefined ? {} : { llmCallId }),
           ...(loop.model ? { model: loop.model } : {}),
         },
-        within,
       );
     };
     const repliedAt = clock.now();
     try {
-      // The reply and its working-history entry commit together: one transaction instead of two.
-      await store.transaction(async (tx) => {
-        await appendToHistory(tx, participant.id, [
+      // The reply and its working-history entry commit together: one unit of work instead of two.
+      await store.transaction(async () => {
+        await appendToHistory(store, participant.id, [
           { role: 'assistant', content: loop.content, timestamp: repliedAt.toISOString() },
         ]);
         if (module === ConversationState.FEEDBACK) {
-          await dependencies.hooks?.onFeedbackTurn?.(tx, { participantId: participant.id, at: repliedAt });
+          await dependencies.hooks?.onFeedbackTurn?.(store, { participantId: participant.id, at: repliedAt });
         }
-        await sendReply(tx);
-        await input.withReply?.(tx);
+        await sendReply();
+        await input.withReply?.();
       });
     } catch (error) {
       // Scenario 10: losing the working-history entry degrades context, not the turn: the reply still goes, alone
-      // (nothing of the failed transaction was kept). Failing again, it fails the turn as before.
+      // (nothing of the failed unit of work was kept). Failing again, it fails the turn as before.
       log.error({ participantId: participant.id, error: errorMessage(error) }, 'saving conversation history failed');
       await sendReply();
-      await input.withReply?.(store);
+      await input.withReply?.();
     }
 
     if (dependencies.config.debug) {

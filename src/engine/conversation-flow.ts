@@ -5,7 +5,6 @@
 import type { ConversationState } from '../domain/conversation-state.ts';
 import { AppError } from '../domain/errors.ts';
 import type { PollAnswer } from '../domain/polls.ts';
-import type { Store } from '../store/store.ts';
 
 /** A turn's model call failed after the adapter's retries; nothing was sent (the message is held for a retry). */
 export class LlmOutageError extends AppError {
@@ -33,10 +32,11 @@ export interface IncomingMessage {
    */
   holdOnLlmError?: boolean;
   /**
-   * Writes that belong with the reply (the inbound message marked processed): made in the transaction that records
-   * the reply, so both commit together, or right after the reply when that transaction failed and it went alone.
+   * Writes that belong with the reply (the inbound message marked processed), made through the store: run in the
+   * unit of work that records the reply, so both commit together, or right after the reply when that unit of work
+   * failed and it went alone.
    */
-  withReply?: (tx: Store) => Promise<void>;
+  withReply?: () => Promise<void>;
 }
 
 export interface TurnResult {

@@ -109,11 +109,12 @@ export function createHabitPromptGenerator(dependencies: {
       }
       const prompt = response.content.trim();
       if (!prompt) {
-        await response.recordProvenance?.(store);
+        const { recordProvenance } = response;
+        if (recordProvenance) await store.transaction(() => recordProvenance());
         return { ok: false, missing: [], error: 'The prompt generator returned an empty prompt.' };
       }
       const record = async (tx: Store) => {
-        await response.recordProvenance?.(tx);
+        await response.recordProvenance?.();
         await writeData(tx, participantId, { [DataKey.lastHabitPrompt]: prompt }, now);
         await tx.events.record({
           participantId,

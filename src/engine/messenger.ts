@@ -3,7 +3,7 @@
  * transcript (and, for conversational text, nothing else: the working history is the engine's job) and hands it to
  * the durable outbox for delivery over the participant's channel. The fake records what was sent.
  */
-import type { Store, TranscriptKind } from '../store/store.ts';
+import type { TranscriptKind } from '../store/store.ts';
 
 export interface SendOptions {
   /** `reply`, `proactive`, `poll`, `debug`, `organiser`, `notice`. */
@@ -42,8 +42,8 @@ export interface SentMessage {
 
 export interface Messenger {
   /**
-   * Records and queues one message. With `within` (a transaction store), the message commits with the caller's
-   * transaction, and is neither recorded nor sent if it rolls back.
+   * Records and queues one message. Inside a unit of work (`store.transaction`), the message commits with it, and is
+   * neither recorded nor sent if it rolls back.
    */
-  send(participantId: string, message: Outgoing, options: SendOptions, within?: Store): Promise<SentMessage>;
+  send(participantId: string, message: Outgoing, options: SendOptions): Promise<SentMessage>;
 }

@@ -1,4 +1,5 @@
-/** A Messenger for tests: records every message instead of delivering it (sent within a transaction: on commit). */
+/** A Messenger for tests: records every message instead of delivering it (sent in a unit of work: on its commit). */
+import { afterCurrentCommit } from '../store/unit-of-work.ts';
 import type { Messenger, SentMessage } from './messenger.ts';
 
 export interface RecordingMessenger extends Messenger {
@@ -12,12 +13,11 @@ export function createRecordingMessenger(): RecordingMessenger {
   let counter = 0;
   return {
     sent,
-    async send(participantId, message, options, within) {
+    async send(participantId, message, options) {
       counter += 1;
       const record: SentMessage = { id: `out_${counter}`, participantId, message, options };
-      // Like the outbox: a message sent within a transaction counts only once it commits.
-      if (within) within.afterCommit(() => sent.push(record));
-      else sent.push(record);
+      // Like the outbox: a message sent in a unit of work counts only once it commits.
+      afterCurrentCommit(() => sent.push(record));
       return record;
     },
     textsFor(participantId) {

@@ -11,7 +11,6 @@
 import { errorMessage } from '../domain/errors.ts';
 import type { ChatMessage, ChatResponse, LlmClient, LlmToolCall } from '../llm/llm.ts';
 import { parseTextToolCalls, type TextToolCall, type ToolProtocol } from '../llm/text-tool-protocol.ts';
-import type { Store } from '../store/store.ts';
 import type { ToolContext, ToolResult } from '../tools/tool.ts';
 import { errorResult } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
@@ -44,9 +43,10 @@ export interface ToolLoopResult {
   llmCallId?: number;
   /**
    * The last model call's provenance row, not written yet (the loop defers it when it has `transaction`): the caller
-   * writes it in the transaction that sends the reply. When `outcome` is `content`, its id is the reply's `llmCallId`.
+   * has it written in the unit of work that sends the reply. When `outcome` is `content`, its id is the reply's
+   * `llmCallId`.
    */
-  recordProvenance?: (within: Store) => Promise<number | undefined>;
+  recordProvenance?: () => Promise<number | undefined>;
   error?: string;
 }
 
@@ -70,13 +70,14 @@ export interface ToolLoopOptions {
   /** The fallback replies in the participant's language; defaults to `FALLBACK_TEXT` (English). */
   fallbackText?: { readonly [K in keyof typeof FALLBACK_TEXT]: string };
   /**
-   * `Store.transaction`: when given, a response whose calls are all `transactional` tools is recorded and run in one
-   * transaction (the calls, the tools' writes, the results), instead of one transaction per step.
+   * `Store.transaction`, which opens a unit of work (or joins the open one). When given, an exchange whose calls are
+   * all `transactional` tools runs in one unit of work (the calls, the tools' writes, the results), and each record
+   * is written in one otherwise.
    */
-  transaction?: <T>(fn: (tx: Store) => Promise<T>) => Promise<T>;
+  transaction?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
-/** Thrown inside the exchange's transaction to roll it back and run the calls one step at a time instead. */
+/** Thrown inside an exchange's unit of work to roll it back: the exchange then runs again, one step at a time. */
 class StepByStep extends Error {}
 
 /**
@@ -113,35 +114,29 @@ interface Exchange {
   callId: number | undefined;
 }
 
-/**
- * Records the response's tool calls, with the model call's deferred provenance row when there is one (in `within`,
- * so the row commits with the entry that links to it). Returns that row's id.
- */
-async function recordToolCalls(
-  options: ToolLoopOptions,
-  extracted: { content: string; toolCalls: TextToolCall[] },
-  response: ChatResponse,
-  within?: Store,
-): Promise<number | undefined> {
-  const callId = response.callId ?? (within ? await response.recordProvenance?.(within) : undefined);
-  const calls = extracted.toolCalls.map(structured);
-  await options.recorder.assistantToolCalls(extracted.content, calls, response.model, callId, within);
-  return callId;
+function inUnitOfWork<T>(options: ToolLoopOptions, work: () => Promise<T>): Promise<T> {
+  return options.transaction ? options.transaction(work) : work();
 }
 
 /**
- * One step at a time: the calls are recorded, then each tool runs (in its own transaction, if it writes) and its
- * result is recorded. A crash in between leaves the record of what was asked and what ran.
+ * The one way an exchange runs: its calls are recorded (with the model call's deferred provenance row, so the row
+ * commits with the entry that links to it), then each tool runs and its result is recorded, in order. Every write
+ * joins the unit of work open around it: with `atomic`, the whole exchange is one (the loop opened it, and an error
+ * result rolls it back); without, each record is its own and each tool opens its own (a crash in between leaves the
+ * record of what was asked and what ran).
  */
-async function runStepByStep(
+async function runExchange(
   options: ToolLoopOptions,
   extracted: { content: string; toolCalls: TextToolCall[] },
   response: ChatResponse,
+  atomic: boolean,
 ): Promise<Exchange> {
-  const { transaction } = options;
-  const callId = transaction
-    ? await transaction((tx) => recordToolCalls(options, extracted, response, tx))
-    : await recordToolCalls(options, extracted, response);
+  const calls = extracted.toolCalls.map(structured);
+  const callId = await inUnitOfWork(options, async () => {
+    const id = response.callId ?? (options.transaction ? await response.recordProvenance?.() : undefined);
+    await options.recorder.assistantToolCalls(extracted.content, calls, response.model, id);
+    return id;
+  });
   const executed: ExecutedCall[] = [];
   for (const textCall of extracted.toolCalls) {
     const call = structured(textCall);
@@ -152,6 +147,8 @@ async function runStepByStep(
             expected_format: '<tool_call>{"name": "…", "arguments": {…}}</tool_call>',
           })
         : await options.registry.execute(call, options.context, options.toolNames);
+    // A failing tool's writes are never kept with its error: the exchange runs again, step by step.
+    if (atomic && result.status === 'error') throw new StepByStep();
     await options.recorder.toolResult(call, result, options.now() - started);
     executed.push({ call, result });
   }
@@ -159,38 +156,31 @@ async function runStepByStep(
 }
 
 /**
- * The whole exchange in one transaction, when every call is a well-formed call of a `transactional` tool: the calls,
- * the tools' writes and the results commit together (a crash leaves none of them, and the turn runs again). An error
- * result, or any failure, rolls it all back and returns undefined: the step-by-step run then does it as before, so
- * a failing tool's writes are never kept with its error.
+ * In one unit of work when every call is a well-formed call of a `transactional` tool: the calls, the tools' writes
+ * and the results commit together (a crash leaves none of them, and the turn runs again). An error result, or any
+ * failure, rolls it all back, and the same exchange runs again one step at a time.
  */
-async function runInOneTransaction(
+async function runToolCalls(
   options: ToolLoopOptions,
   extracted: { content: string; toolCalls: TextToolCall[] },
   response: ChatResponse,
-): Promise<Exchange | undefined> {
+): Promise<Exchange> {
   const { transaction } = options;
-  if (!transaction) return undefined;
-  if (extracted.toolCalls.some((call) => call.parseError !== undefined)) return undefined;
-  const calls = extracted.toolCalls.map(structured);
-  const names = calls.map((call) => call.name);
-  if (!options.registry.transactional(names, options.toolNames)) return undefined;
-  try {
-    return await transaction(async (tx) => {
-      const callId = await recordToolCalls(options, extracted, response, tx);
-      const executed: ExecutedCall[] = [];
-      for (const call of calls) {
-        const started = options.now();
-        const result = await options.registry.execute(call, { ...options.context, store: tx }, options.toolNames);
-        if (result.status === 'error') throw new StepByStep();
-        await options.recorder.toolResult(call, result, options.now() - started, tx);
-        executed.push({ call, result });
-      }
-      return { executed, callId };
-    });
-  } catch {
-    return undefined;
+  const atomic =
+    transaction !== undefined &&
+    extracted.toolCalls.every((call) => call.parseError === undefined) &&
+    options.registry.transactional(
+      extracted.toolCalls.map((call) => call.name),
+      options.toolNames,
+    );
+  if (atomic) {
+    try {
+      return await transaction(() => runExchange(options, extracted, response, true));
+    } catch {
+      // Rolled back: nothing of it was kept.
+    }
   }
+  return runExchange(options, extracted, response, false);
 }
 
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
@@ -230,9 +220,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
 
     if (extracted.toolCalls.length > 0) {
       const calls = extracted.toolCalls.map(structured);
-      const exchange =
-        (await runInOneTransaction(options, extracted, response)) ??
-        (await runStepByStep(options, extracted, response));
+      const exchange = await runToolCalls(options, extracted, response);
       loopMessages.push({ role: 'assistant', content: extracted.content, toolCalls: calls });
       // All calls of one response run, in order: a multi-intent message can save a field and schedule at once.
       for (const { call, result } of exchange.executed) {

@@ -8,16 +8,10 @@ import type { Clock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolResult } from '../tools/tool.ts';
 
-/** Each method records in its own transaction, or in `within` (the tool loop's transaction for a whole exchange). */
+/** Each method records in the caller's unit of work when one is open (the tool loop's exchange), else on its own. */
 export interface TurnRecorder {
-  assistantToolCalls(
-    content: string,
-    calls: readonly LlmToolCall[],
-    model: string,
-    llmCallId?: number,
-    within?: Store,
-  ): Promise<void>;
-  toolResult(call: LlmToolCall, result: ToolResult, durationMs: number, within?: Store): Promise<void>;
+  assistantToolCalls(content: string, calls: readonly LlmToolCall[], model: string, llmCallId?: number): Promise<void>;
+  toolResult(call: LlmToolCall, result: ToolResult, durationMs: number): Promise<void>;
 }
 
 /** Optional observer for metrics: called once per executed tool call. */
@@ -51,8 +45,8 @@ export function createTurnRecorder(options: {
   const { store, clock, participantId, module, sourceMessageId } = options;
   const link = sourceMessageId ? { sourceMessageId } : {};
   return {
-    async assistantToolCalls(content, calls, model, llmCallId, within) {
-      await (within ?? store).transcript.append([
+    async assistantToolCalls(content, calls, model, llmCallId) {
+      await store.transcript.append([
         {
           participantId,
           role: 'assistant',
@@ -67,10 +61,9 @@ export function createTurnRecorder(options: {
         },
       ]);
     },
-    async toolResult(call, result, durationMs, within) {
+    async toolResult(call, result, durationMs) {
       const now = clock.now();
-      const target = within ?? store;
-      await target.transaction(async (tx) => {
+      await store.transaction(async (tx) => {
         await tx.transcript.append([
           {
             participantId,
@@ -101,7 +94,7 @@ export function createTurnRecorder(options: {
         });
       });
       const { onToolCall } = options;
-      if (onToolCall) target.afterCommit(() => onToolCall({ name: call.name, outcome: result.status, durationMs }));
+      if (onToolCall) store.afterCommit(() => onToolCall({ name: call.name, outcome: result.status, durationMs }));
     },
   };
 }

@@ -4,8 +4,6 @@
  * Adapters: `openai-compatible-llm.ts` (the official `openai` package; OpenAI, Ollama, vLLM, llama.cpp,
  * OpenRouter…) and `fake-llm.ts` (scripted responses, records every request) for tests.
  */
-import type { Store } from '../store/store.ts';
-
 export interface LlmToolCall {
   id: string;
   name: string;
@@ -36,7 +34,7 @@ export interface ChatRequest {
   /** The participant whose turn this call serves, for provenance. */
   participantId?: string;
   /**
-   * The caller writes the call's provenance row itself, in the transaction it opens next, through
+   * The caller has the call's provenance row written in the unit of work it opens next, through
    * {@link ChatResponse.recordProvenance}: one commit less per call. Only for a caller that always does (the tool
    * loop, the habit prompt generator); a failed call's row is written at once either way.
    */
@@ -60,10 +58,11 @@ export interface ChatResponse {
   /** The provenance record (`llm_calls` row) of this call, when one was recorded. */
   callId?: number;
   /**
-   * With `deferProvenance`: writes this call's provenance row in `within` and returns its id. Once that transaction
-   * has committed, later calls return the same id without writing again; a rolled-back write is made again.
+   * With `deferProvenance`: writes this call's provenance row, in the caller's unit of work when one is open, and
+   * returns its id. Once that write has committed, later calls return the same id without writing again; a
+   * rolled-back write is made again. Set by a decorator (research/provenance), never by an adapter.
    */
-  recordProvenance?: (within: Store) => Promise<number | undefined>;
+  recordProvenance?: () => Promise<number | undefined>;
 }
 
 export interface LlmClient {

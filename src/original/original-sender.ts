@@ -122,17 +122,12 @@ export function createOriginalSender(options: OriginalSenderOptions): OriginalSe
   }
 
   async function sendWithin(tx: Store, participantId: string, made: MadeMessage, module: string) {
-    const sent = await messenger.send(
-      participantId,
-      made.message,
-      {
-        kind: made.message.type === 'poll' ? 'poll' : 'organiser',
-        module,
-        ...(made.llmCallId === undefined ? {} : { llmCallId: made.llmCallId }),
-        ...(made.model ? { model: made.model } : {}),
-      },
-      tx,
-    );
+    const sent = await messenger.send(participantId, made.message, {
+      kind: made.message.type === 'poll' ? 'poll' : 'organiser',
+      module,
+      ...(made.llmCallId === undefined ? {} : { llmCallId: made.llmCallId }),
+      ...(made.model ? { model: made.model } : {}),
+    });
     // The participant saw it from the coach's number: the model must know it was said.
     const timestamp = clock.now().toISOString();
     await appendToHistory(tx, participantId, [{ role: 'assistant', content: made.historyText, timestamp }]);

@@ -114,7 +114,6 @@ export function createSafetyScreen(options: {
           participant.id,
           { type: 'text', text: safetyText },
           { kind: 'notice', module: 'safety', sourceMessageId: inbound.id },
-          tx,
         );
         if (mode === 'hold') {
           await appendToHistory(tx, participant.id, [

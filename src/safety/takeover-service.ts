@@ -150,7 +150,7 @@ export function createTakeoverService(options: {
       return store.transaction(async (tx) => {
         const now = clock.now();
         await settleNotifications(tx, takeover, by, 'answered with a staff message', now);
-        const sent = await options.messenger.send(participantId, message, { kind: 'organiser', module: 'staff' }, tx);
+        const sent = await options.messenger.send(participantId, message, { kind: 'organiser', module: 'staff' });
         const entry: ConversationMessage = {
           role: 'assistant',
           content: `${STAFF_MESSAGE_MARK} ${historyText(message)}`,

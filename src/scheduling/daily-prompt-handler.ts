@@ -271,7 +271,6 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
           participant.id,
           { type: 'text', text: prompt },
           { kind: 'proactive', module: 'scheduler' },
-          tx,
         );
       }
       const sentAt = clock.now();
@@ -279,7 +278,6 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
         participant.id,
         { type: 'poll', ...donePoll(messages, participant.language) },
         { kind: 'poll', module: 'scheduler' },
-        tx,
       );
       const now = clock.now();
       const profile = await readProfile(tx, participant.id, now);
@@ -312,7 +310,7 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
           prompt,
           fallback,
         })) ?? [];
-      for (const send of followUps) await messenger.send(send.participantId, send.message, send.options, tx);
+      for (const send of followUps) await messenger.send(send.participantId, send.message, send.options);
       const next = await armNext(tx, participant.id, schedule, payload);
       await tx.events.record({
         participantId: participant.id,

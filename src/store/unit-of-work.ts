@@ -61,9 +61,24 @@ export function createUnitOfWorkScope(options: UnitOfWorkScopeOptions = {}): Uni
   return scope;
 }
 
+/** Whether the calling flow is inside a unit of work (of any database). */
+export function insideUnitOfWork(): boolean {
+  return current.getStore()?.active === true;
+}
+
+/**
+ * Runs `callback` once the calling flow's unit of work commits (never if it rolls back), or at once outside one: for
+ * code that has no store of its own to ask (a test double of a port that writes through the store).
+ */
+export function afterCurrentCommit(callback: () => void): void {
+  const unit = current.getStore();
+  if (unit?.active) unit.store.afterCommit(callback);
+  else callback();
+}
+
 function currentOf(scope: UnitOfWorkScope): UnitOfWork | undefined {
   const unit = current.getStore();
-  return unit !== undefined && unit.active && unit.scope === scope ? unit : undefined;
+  return unit?.active && unit.scope === scope ? unit : undefined;
 }
 
 type RepositoryKey = keyof StoreRepositories;

@@ -33,7 +33,7 @@ export function createFlagForStaffTool(options: { store: Store; alerts: AlertSer
     schema: flagForStaffSchema,
     transactional: true,
     async execute(args, context) {
-      const alertId = await (context.store ?? options.store).transaction((tx) =>
+      const alertId = await options.store.transaction((tx) =>
         options.alerts.raise(tx, {
           participantId: context.participantId,
           kind: 'staff-flag',

@@ -61,7 +61,7 @@ export function createSaveUserProfileTool(dependencies: {
       const legacyBarrier = args.last_blocker?.trim();
       if (legacyBarrier && !incoming.last_barrier) incoming.last_barrier = legacyBarrier;
 
-      return (context.store ?? store).transaction(async (tx) => {
+      return store.transaction(async (tx) => {
         const profile = await readProfile(tx, context.participantId, now);
         const updatedFields: string[] = [];
         for (const [name, value] of Object.entries(incoming) as [ProfileTextField, string][]) {

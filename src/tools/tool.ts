@@ -7,7 +7,6 @@
  */
 import type { z } from 'zod';
 import type { ConversationState } from '../domain/conversation-state.ts';
-import type { Store } from '../store/store.ts';
 
 export type ToolStatus = 'success' | 'noop' | 'error';
 
@@ -29,11 +28,6 @@ export interface ToolContext {
   module: ConversationState;
   /** The inbound message this turn answers (source linking), if any. */
   sourceMessageId: string | undefined;
-  /**
-   * For a `transactional` tool run by the tool loop: the transaction that also records the call and its result. The
-   * tool makes its writes in it (`(context.store ?? store).transaction(…)` joins it), so all of them commit together.
-   */
-  store?: Store;
 }
 
 export interface Tool<Schema extends z.ZodType = z.ZodType> {
@@ -42,8 +36,9 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   readonly schema: Schema;
   execute(args: z.output<Schema>, context: ToolContext): Promise<ToolResult>;
   /**
-   * The tool only reads and writes the store (no model call, no network, nothing slow) and makes its writes through
-   * `context.store` when given: the loop may then run it inside the transaction that records its call and result.
+   * The tool only reads and writes the store (no model call, no network, nothing slow): the loop may run it inside
+   * the unit of work that records its call and result, which its writes (through the store) then join. A tool that
+   * waits on anything else must not say so: a transaction is never held across a model call.
    */
   readonly transactional?: boolean;
 }

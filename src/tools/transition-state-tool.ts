@@ -46,7 +46,7 @@ export function createTransitionStateTool(dependencies: {
         if (!delayedTransitions) {
           return errorResult('Delayed transitions are not available. Transition now (without delay_minutes) instead.');
         }
-        const scheduled = await (context.store ?? store).transaction((tx) =>
+        const scheduled = await store.transaction((tx) =>
           delayedTransitions.schedule(tx, {
             participantId: context.participantId,
             target: args.target_state,
@@ -63,7 +63,7 @@ export function createTransitionStateTool(dependencies: {
           scheduled_for: scheduled.runAt.toISOString(),
         };
       }
-      const outcome = await (context.store ?? store).transaction((tx) =>
+      const outcome = await store.transaction((tx) =>
         transitionInTransaction(tx, {
           participantId: context.participantId,
           target: args.target_state,

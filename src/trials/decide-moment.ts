@@ -102,7 +102,7 @@ export async function decideMoment(
       const texts = drawn ? point.messages[drawn.option] : undefined;
       const text = texts ? (texts[participant.language ?? 'en'] ?? texts['en']) : undefined;
       const sent = text
-        ? await messenger.send(participant.id, { type: 'text', text }, { kind: 'proactive', module: 'trial' }, tx)
+        ? await messenger.send(participant.id, { type: 'text', text }, { kind: 'proactive', module: 'trial' })
         : undefined;
       const decision: Decision = {
         id,

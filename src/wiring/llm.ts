@@ -55,7 +55,7 @@ export function wireLlm(core: Core, prompts: Prompts, fetch: typeof globalThis.f
       llm: createMeteredLlm({
         llm: createProvenanceLlm({
           llm: createLlm(config, log, fetch),
-          llmCalls: store.llmCalls,
+          store,
           clock,
           providerHost: providerHostOf(config.llm.baseUrl ?? OPENAI_DEFAULT_BASE_URL),
           temperature: config.llm.temperature,
@@ -91,7 +91,7 @@ export function safetyModel(core: Core, prompts: Prompts, coach: LlmClient): Llm
       maxRetries: config.llm.maxRetries,
       log,
     }),
-    llmCalls: store.llmCalls,
+    store,
     clock,
     providerHost: providerHostOf(config.llm.baseUrl ?? OPENAI_DEFAULT_BASE_URL),
     temperature: 0,

@@ -111,8 +111,8 @@ describe('the deliver_message handler', () => {
     await vi.waitFor(() => expect(claims).toBe(1), { timeout: 5000 });
 
     await expect(
-      store.transaction(async (tx) => {
-        await handingOff.send(PARTICIPANT.id, { type: 'text', text: 'never sent' }, { kind: 'reply' }, tx);
+      store.transaction(async () => {
+        await handingOff.send(PARTICIPANT.id, { type: 'text', text: 'never sent' }, { kind: 'reply' });
         throw new Error('rolled back on purpose');
       }),
     ).rejects.toThrow('rolled back on purpose');

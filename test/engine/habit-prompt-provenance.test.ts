@@ -8,6 +8,7 @@ import { createProvenanceLlm } from '../../src/research/provenance/provenance-ll
 import { createManualClock } from '../../src/scheduling/clock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { insideUnitOfWork } from '../../src/store/unit-of-work.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
 
 const AT = new Date('2026-03-02T14:00:00.000Z');
@@ -27,9 +28,15 @@ describe('the habit prompt generator’s provenance', () => {
     const model: LlmClient = { model: 'm1', chat: async () => ({ content, toolCalls: [], model: 'm1' }) };
     const llm = createProvenanceLlm({
       llm: model,
-      llmCalls: {
-        ...store.llmCalls,
-        record: () => Promise.reject(new Error('provenance written in a commit of its own')),
+      store: {
+        afterCommit: (callback) => store.afterCommit(callback),
+        llmCalls: {
+          ...store.llmCalls,
+          record: (call) =>
+            insideUnitOfWork()
+              ? store.llmCalls.record(call)
+              : Promise.reject(new Error('provenance written in a commit of its own')),
+        },
       },
       clock: createManualClock(AT),
       providerHost: 'localhost:1',

@@ -14,6 +14,7 @@ import { createManualClock } from '../../src/scheduling/clock.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { insideUnitOfWork } from '../../src/store/unit-of-work.ts';
 import { createToolRegistry } from '../../src/tools/tool-registry.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
 
@@ -33,21 +34,18 @@ async function outboxEngine() {
   const state = { modelAnswered: false, transactionsAfterModel: 0, failHistory: false };
   const store: Store = {
     ...real,
+    history: {
+      ...real.history,
+      async append(participantId, firstSeq, messages) {
+        const answer = messages.some((message) => message.includes('Here is my answer.'));
+        if (state.failHistory && answer) throw new Error('disk full');
+        return real.history.append(participantId, firstSeq, messages);
+      },
+    },
     transaction: (fn) => {
-      if (state.modelAnswered) state.transactionsAfterModel += 1;
-      return real.transaction((tx) =>
-        fn({
-          ...tx,
-          history: {
-            ...tx.history,
-            async append(participantId, firstSeq, messages) {
-              const answer = messages.some((message) => message.includes('Here is my answer.'));
-              if (state.failHistory && answer) throw new Error('disk full');
-              return tx.history.append(participantId, firstSeq, messages);
-            },
-          },
-        }),
-      );
+      // A call inside a unit of work joins it: only the others begin a transaction.
+      if (state.modelAnswered && !insideUnitOfWork()) state.transactionsAfterModel += 1;
+      return real.transaction(() => fn(store));
     },
   };
   const errors: string[] = [];
@@ -81,7 +79,7 @@ async function outboxEngine() {
   });
   await real.participants.create(participantFixture('p_1', '+15551230001', START));
   await real.flowStates.save(newFlowState('p_1', START));
-  const turn = (withReply?: (tx: Store) => Promise<void>) =>
+  const turn = (withReply?: () => Promise<void>) =>
     flow.handleMessage({
       participantId: 'p_1',
       text: 'hello',
@@ -121,11 +119,11 @@ describe('the reply and its working-history entry', () => {
   });
 
   it("makes the caller's writes that belong with the reply in the same transaction, or after it when it went alone", async () => {
-    const withReply = (label: string) => async (tx: Store) => {
-      await tx.events.record({ participantId: 'p_1', type: 'answered', data: { label }, createdAt: START });
+    const withReply = (label: string, store: Store) => async () => {
+      await store.events.record({ participantId: 'p_1', type: 'answered', data: { label }, createdAt: START });
     };
     const together = await outboxEngine();
-    await together.turn(withReply('together'));
+    await together.turn(withReply('together', together.real));
     expect(together.state.transactionsAfterModel).toBe(1);
     expect((await together.real.events.list({ type: 'answered' })).map((event) => event.data)).toEqual([
       { label: 'together' },
@@ -133,7 +131,7 @@ describe('the reply and its working-history entry', () => {
 
     const alone = await outboxEngine();
     alone.state.failHistory = true;
-    await alone.turn(withReply('after the lone reply'));
+    await alone.turn(withReply('after the lone reply', alone.real));
     expect((await alone.real.events.list({ type: 'answered' })).map((event) => event.data)).toEqual([
       { label: 'after the lone reply' },
     ]);

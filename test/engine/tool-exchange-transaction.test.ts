@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { insideUnitOfWork } from '../../src/store/unit-of-work.ts';
 import { defineTool } from '../../src/tools/tool.ts';
 import { createEngineHarness, type EngineHarness } from '../support/engine-harness.ts';
 
@@ -17,26 +18,20 @@ async function countingStore() {
   const phase = { counting: false, transactions: 0, failResultRecords: 0 };
   const store: Store = {
     ...real,
+    events: {
+      ...real.events,
+      async record(event) {
+        if (event.type === 'tool-called' && phase.failResultRecords > 0) {
+          phase.failResultRecords -= 1;
+          throw new Error('database is locked');
+        }
+        return real.events.record(event);
+      },
+    },
     transaction: (fn) => {
-      if (phase.counting) phase.transactions += 1;
-      return real.transaction((tx) => {
-        const wrapped: Store = {
-          ...tx,
-          events: {
-            ...tx.events,
-            async record(event) {
-              if (event.type === 'tool-called' && phase.failResultRecords > 0) {
-                phase.failResultRecords -= 1;
-                throw new Error('database is locked');
-              }
-              return tx.events.record(event);
-            },
-          },
-          // Nested calls join, and keep the failing events.
-          transaction: (inner) => inner(wrapped),
-        };
-        return fn(wrapped);
-      });
+      // A call inside a unit of work joins it: only the others begin a transaction.
+      if (phase.counting && !insideUnitOfWork()) phase.transactions += 1;
+      return real.transaction(() => fn(store));
     },
   };
   return { store, phase };
@@ -101,18 +96,18 @@ describe('a tool exchange of database-only tools', () => {
   });
 
   it('runs a tool that is not transactional step by step, outside any transaction', async () => {
-    const seen: (Store | undefined)[] = [];
+    const seen: boolean[] = [];
     const lookup = defineTool({
       name: 'save_user_profile',
       description: 'a stand-in that is not transactional',
       schema: z.object({ habit_domain: z.string() }),
-      async execute(_args, context) {
-        seen.push(context.store);
+      async execute() {
+        seen.push(insideUnitOfWork());
         return { status: 'success', message: 'ok' };
       },
     });
     const turn = await toolTurn({ extraTools: [lookup] });
-    expect(seen).toEqual([undefined]);
+    expect(seen).toEqual([false]);
     expect(turn.entries.map((entry) => entry.kind)).toEqual(['message', 'tool_call', 'tool_result']);
   });
 });

@@ -82,7 +82,7 @@ describe('createProvenanceLlm', () => {
     const store = await createSqliteStore({ filename: ':memory:' });
     const llm = createProvenanceLlm({
       llm: { model: 'm1', chat: async () => ({ content: 'hi', toolCalls: [], model: 'm1' }) },
-      llmCalls: store.llmCalls,
+      store,
       clock: createManualClock(new Date('2026-01-01T00:00:00Z')),
       providerHost: 'localhost:11434',
       temperature: undefined,
@@ -98,16 +98,16 @@ describe('createProvenanceLlm', () => {
 
     // Written in a transaction that rolls back: gone, and written again by the next one.
     await expect(
-      store.transaction(async (tx) => {
-        expect(await record(tx)).toBeTypeOf('number');
+      store.transaction(async () => {
+        expect(await record()).toBeTypeOf('number');
         throw new Error('rolled back on purpose');
       }),
     ).rejects.toThrow('rolled back on purpose');
     expect(await rows()).toEqual([]);
-    const id = await store.transaction((tx) => record(tx));
+    const id = await store.transaction(() => record());
     expect((await rows()).map((row) => [row.id, row.outcome])).toEqual([[id, 'success']]);
     // Once committed, the same id without a second row.
-    expect(await record(store)).toBe(id);
+    expect(await record()).toBe(id);
     expect(await rows()).toHaveLength(1);
 
     // A caller that does not defer gets the row written at once, as before.
@@ -125,7 +125,7 @@ describe('createProvenanceLlm', () => {
         model: 'm1',
         chat: () => Promise.reject(new AppError('llm_error', 'provider down')),
       },
-      llmCalls: store.llmCalls,
+      store,
       clock: createManualClock(new Date('2026-01-01T00:00:00Z')),
       providerHost: providerHostOf('http://localhost:11434/v1'),
       temperature: 0.1,

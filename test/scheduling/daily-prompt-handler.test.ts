@@ -124,11 +124,11 @@ describe('delivering the daily prompt', () => {
     let failing = true;
     const messenger: RecordingMessenger = {
       ...recording,
-      async send(participantId, message, options, within) {
+      async send(participantId, message, options) {
         if (failing && message.type === 'poll' && message.question === INTENSITY_POLL.question) {
           throw new Error('database is locked');
         }
-        return recording.send(participantId, message, options, within);
+        return recording.send(participantId, message, options);
       },
     };
     const afterPromptSent: AfterPromptSentHook = async (tx, event) => {

@@ -164,7 +164,6 @@ export function createBroadcastHandler(options: { store: Store; clock: Clock; me
         participantId,
         { type: 'text', text: broadcast.text },
         { kind: 'organiser', module: 'broadcast', dedupKey: `${deliveryKeyPrefix(broadcastId)}${participantId}` },
-        tx,
       );
       await appendToHistory(tx, participantId, [
         { role: 'assistant', content: broadcast.text, timestamp: now.toISOString() },

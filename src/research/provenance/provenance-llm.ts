@@ -10,12 +10,13 @@ import { AppError, errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import type { ChatRequest, LlmClient } from '../../llm/llm.ts';
 import type { Clock } from '../../scheduling/clock.ts';
-import type { LlmCallRepository, NewLlmCall, Store } from '../../store/store.ts';
+import type { NewLlmCall, Store } from '../../store/store.ts';
 import { type PromptSource, promptFileOf, promptVersion } from './prompt-version.ts';
 
 export interface ProvenanceLlmOptions {
   llm: LlmClient;
-  llmCalls: LlmCallRepository;
+  /** Where the rows go: a deferred row joins the unit of work open when the caller asks for it. */
+  store: Pick<Store, 'llmCalls' | 'afterCommit'>;
   clock: Clock;
   /** The provider base URL's host, e.g. `api.openai.com`. */
   providerHost: string;
@@ -40,25 +41,25 @@ function systemTextOf(request: ChatRequest): string | undefined {
 }
 
 export function createProvenanceLlm(options: ProvenanceLlmOptions): LlmClient {
-  const { llm, llmCalls, clock, log } = options;
+  const { llm, store, clock, log } = options;
 
   async function record(call: NewLlmCall): Promise<number | undefined> {
     try {
-      return await llmCalls.record(call);
+      return await store.llmCalls.record(call);
     } catch (error) {
       log.warn({ error: errorMessage(error) }, 'could not record LLM call provenance');
       return undefined;
     }
   }
 
-  /** The row of a successful call, written by the caller in its own transaction (`ChatRequest.deferProvenance`). */
-  function deferred(call: NewLlmCall): (within: Store) => Promise<number | undefined> {
+  /** The row of a successful call, written in the caller's unit of work (`ChatRequest.deferProvenance`). */
+  function deferred(call: NewLlmCall): () => Promise<number | undefined> {
     let committedId: number | undefined;
-    return async (within) => {
+    return async () => {
       if (committedId !== undefined) return committedId;
       try {
-        const id = await within.llmCalls.record(call);
-        within.afterCommit(() => {
+        const id = await store.llmCalls.record(call);
+        store.afterCommit(() => {
           committedId = id;
         });
         return id;
