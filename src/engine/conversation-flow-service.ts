@@ -86,12 +86,12 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
   }
 
   /** Step 2: the sub-state, persisting INTAKE when it is empty or unknown. */
-  async function route(tx: StoreRepositories, participantId: string, now: Date): Promise<ConversationState> {
-    const data = await readData(tx, participantId);
+  async function route(repositories: StoreRepositories, participantId: string, now: Date): Promise<ConversationState> {
+    const data = await readData(repositories, participantId);
     const stored = data[DataKey.conversationState];
     if (isConversationState(stored)) return stored;
-    await writeData(tx, participantId, { [DataKey.conversationState]: ConversationState.INTAKE }, now);
-    await tx.events.record({
+    await writeData(repositories, participantId, { [DataKey.conversationState]: ConversationState.INTAKE }, now);
+    await repositories.events.record({
       participantId,
       type: 'state-changed',
       data: { from: stored ?? '', to: ConversationState.INTAKE, source: 'routing-default' },
@@ -106,9 +106,9 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     userText: string,
   ): Promise<{ history: ConversationMessage[]; module: ConversationState }> {
     const now = clock.now();
-    return store.transaction(async (tx) => {
-      const history = await readHistory(tx, message.participantId);
-      await tx.transcript.append([
+    return store.transaction(async () => {
+      const history = await readHistory(store, message.participantId);
+      await store.transcript.append([
         {
           participantId: message.participantId,
           role: 'user',
@@ -119,12 +119,12 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
         },
       ]);
       if (message.pollAnswer) {
-        const profile = await readProfile(tx, message.participantId, now);
+        const profile = await readProfile(store, message.participantId, now);
         const effect = applyPollAnswer(profile, message.pollAnswer, messages);
         if (effect.kind !== 'none') {
           profile.updated_at = now.toISOString();
-          await writeProfile(tx, message.participantId, profile, now);
-          await tx.events.record({
+          await writeProfile(store, message.participantId, profile, now);
+          await store.events.record({
             participantId: message.participantId,
             type: 'poll-answered',
             data: { ...effect, question: message.pollAnswer.question ?? null, option: message.pollAnswer.option },
@@ -133,15 +133,15 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
           });
         }
       }
-      await dependencies.hooks?.onParticipantMessage?.(tx, {
+      await dependencies.hooks?.onParticipantMessage?.(store, {
         participantId: message.participantId,
         at: message.receivedAt,
         sourceMessageId: message.sourceMessageId,
       });
-      await appendToHistory(tx, message.participantId, [
+      await appendToHistory(store, message.participantId, [
         { role: 'user', content: userText, timestamp: message.receivedAt.toISOString() },
       ]);
-      const module = await route(tx, message.participantId, now);
+      const module = await route(store, message.participantId, now);
       return { history, module };
     });
   }
@@ -167,11 +167,11 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
       'resuming a turn whose message was already recorded',
     );
     const now = clock.now();
-    return store.transaction(async (tx) => {
-      const history = await readHistory(tx, message.participantId);
+    return store.transaction(async () => {
+      const history = await readHistory(store, message.participantId);
       const last = history.at(-1);
       const before = last?.role === 'user' && last.content === userText ? history.slice(0, -1) : history;
-      return { history: before, module: await route(tx, message.participantId, now) };
+      return { history: before, module: await route(store, message.participantId, now) };
     });
   }
 
@@ -317,9 +317,9 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
     return lock.run(participantId, async () => {
       const participant = await loadParticipant(participantId);
       const now = clock.now();
-      const { history, module } = await store.transaction(async (tx) => ({
-        history: await readHistory(tx, participantId),
-        module: await route(tx, participantId, now),
+      const { history, module } = await store.transaction(async () => ({
+        history: await readHistory(store, participantId),
+        module: await route(store, participantId, now),
       }));
       return runTurn({ participant, userText: hint, synthetic: true, sourceMessageId }, module, history);
     });

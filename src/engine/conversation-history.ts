@@ -23,8 +23,9 @@ export const HISTORY_TRIM_EVERY = 10;
  * append); with this, each read is one look-up of the newest row, and the messages are parsed only when that row is
  * not the one remembered. Rows of a database are only ever appended or deleted, never changed, so in the same
  * database a matching newest row means the rest matches too: a history written elsewhere (another instance, a
- * rolled-back append) is read anew. Histories are remembered per database (`history.database`): two stores may hold
- * the same participant id. Messages are frozen, shared.
+ * rolled-back append) is read anew. Histories are remembered per history repository (a store's, which every unit of
+ * work of the store reaches through it; a transaction's own repository has its own, short-lived): two stores may
+ * hold the same participant id. Messages are frozen, shared.
  */
 interface ParsedHistory {
   lastSeq: number;
@@ -33,17 +34,17 @@ interface ParsedHistory {
   encoded: readonly string[];
 }
 
-/** By database, then participant; a store that is gone takes its histories with it. */
+/** By history repository, then participant; a store that is gone takes its histories with it. */
 const parsedHistories = new WeakMap<object, LRUCache<string, ParsedHistory>>();
 /** Participants kept per database, the least recently used dropped: those whose turns are in flight. ≈ 25 kB each. */
 const PARSED_HISTORY_CAPACITY = 256;
 const NO_HISTORY: ParsedHistory = { lastSeq: 0, lastText: '', messages: [], encoded: [] };
 
 function historiesOf(repositories: Repositories): LRUCache<string, ParsedHistory> {
-  let histories = parsedHistories.get(repositories.history.database);
+  let histories = parsedHistories.get(repositories.history);
   if (!histories) {
     histories = new LRUCache({ max: PARSED_HISTORY_CAPACITY });
-    parsedHistories.set(repositories.history.database, histories);
+    parsedHistories.set(repositories.history, histories);
   }
   return histories;
 }

@@ -264,8 +264,8 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
       : await generatePrompt(participant);
     // The generated prompt, the prompt, its poll, the day's bookkeeping and the hook's follow-ups commit together: a
     // failure leaves no half-sent prompt behind, and a crash after the commit loses no follow-up.
-    await store.transaction(async (tx) => {
-      await record?.(tx);
+    await store.transaction(async () => {
+      await record?.(store);
       if (!donePollOnly) {
         await messenger.send(
           participant.id,
@@ -280,15 +280,15 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
         { kind: 'poll', module: 'scheduler' },
       );
       const now = clock.now();
-      const profile = await readProfile(tx, participant.id, now);
+      const profile = await readProfile(store, participant.id, now);
       await writeProfile(
-        tx,
+        store,
         participant.id,
         { ...profile, total_prompts: profile.total_prompts + 1, updated_at: now.toISOString() },
         now,
       );
       await writeData(
-        tx,
+        store,
         participant.id,
         {
           [DataKey.lastPromptSentAt]: sentAt.toISOString(),
@@ -298,12 +298,12 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
         now,
       );
       if (!donePollOnly) {
-        await appendToHistory(tx, participant.id, [
+        await appendToHistory(store, participant.id, [
           { role: 'assistant', content: prompt, timestamp: sentAt.toISOString() },
         ]);
       }
       const followUps =
-        (await options.afterPromptSent?.(tx, {
+        (await options.afterPromptSent?.(store, {
           participantId: participant.id,
           participant,
           sentAt,
@@ -311,8 +311,8 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
           fallback,
         })) ?? [];
       for (const send of followUps) await messenger.send(send.participantId, send.message, send.options);
-      const next = await armNext(tx, participant.id, schedule, payload);
-      await tx.events.record({
+      const next = await armNext(store, participant.id, schedule, payload);
+      await store.events.record({
         participantId: participant.id,
         type: 'prompt-sent',
         data: {

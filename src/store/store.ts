@@ -156,11 +156,6 @@ export interface StoredHistoryMessage {
  * a copy read earlier is still what is stored.
  */
 export interface ConversationHistoryRepository {
-  /**
-   * Identifies the database read: the same object for a store and every transaction of it, and another for another
-   * store. A cache kept beside the repository (conversation-history.ts) is kept per database with it.
-   */
-  readonly database: object;
   /** The newest `limit` messages, oldest first. */
   latest(participantId: string, limit: number): Promise<StoredHistoryMessage[]>;
   /** The newest message, or undefined when there is none. */

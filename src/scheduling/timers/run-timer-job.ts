@@ -53,9 +53,9 @@ export async function runTimerJob(
     log.warn({ job_id: job.id, kind: job.kind }, 'timer job without a participant ignored');
     return;
   }
-  const sends = await store.transaction(async (tx): Promise<DeferredSend[]> => {
+  const sends = await store.transaction(async (): Promise<DeferredSend[]> => {
     const now = clock.now();
-    const participant = await tx.participants.get(participantId);
+    const participant = await store.participants.get(participantId);
     if (!participant) {
       log.info(
         { job_id: job.id, kind: job.kind, participant_id: participantId },
@@ -63,17 +63,17 @@ export async function runTimerJob(
       );
       return [];
     }
-    const data = await readData(tx, participantId);
+    const data = await readData(store, participantId);
     if (timerIdKey !== undefined && data[timerIdKey] !== job.id) {
       log.debug({ job_id: job.id, kind: job.kind, participant_id: participantId }, 'stale timer ignored');
       return [];
     }
     if (participant.status !== ParticipantStatus.ACTIVE) {
-      if (timerIdKey !== undefined) await writeData(tx, participantId, { [timerIdKey]: '' }, now);
-      await recordTimerSkipped(tx, { job, now, participantId }, `participant-${participant.status}`);
+      if (timerIdKey !== undefined) await writeData(store, participantId, { [timerIdKey]: '' }, now);
+      await recordTimerSkipped(store, { job, now, participantId }, `participant-${participant.status}`);
       return [];
     }
-    return decide(tx, { job, participant, data, now });
+    return decide(store, { job, participant, data, now });
   });
   await sendDeferred(messenger, sends);
 }

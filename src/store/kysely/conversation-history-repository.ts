@@ -8,12 +8,8 @@ import {
   latestConversationRows,
 } from './sql/conversation-messages.ts';
 
-export function createConversationHistoryRepository(
-  db: Kysely<Database>,
-  database: object,
-): ConversationHistoryRepository {
+export function createConversationHistoryRepository(db: Kysely<Database>): ConversationHistoryRepository {
   return {
-    database,
     async latest(participantId, limit) {
       return (await latestConversationRows(db, participantId, limit)).reverse();
     },

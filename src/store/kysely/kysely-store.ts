@@ -30,15 +30,12 @@ import { createWebChatTokenRepository } from './web-chat-token-repository.ts';
 import { createWhatsAppAuthRepository } from './whatsapp-auth-repository.ts';
 import { createWhatsAppMessageRepository } from './whatsapp-message-repository.ts';
 
-/**
- * The repositories bound to `db`, which is either the whole database or one open transaction. `database` identifies
- * the database itself: the same object for the store and each of its transactions (see `history.database`).
- */
-export function createRepositories(db: Kysely<Database>, dialect: StoreDialect, database: object): StoreRepositories {
+/** The repositories bound to `db`, which is either the whole database or one open transaction. */
+export function createRepositories(db: Kysely<Database>, dialect: StoreDialect): StoreRepositories {
   return {
     participants: createParticipantRepository(db),
     flowStates: createFlowStateRepository(db),
-    history: createConversationHistoryRepository(db, database),
+    history: createConversationHistoryRepository(db),
     transcript: createTranscriptRepository(db),
     events: createEventRepository(db),
     jobs: createJobRepository(db, dialect),
@@ -86,15 +83,14 @@ export function createKyselyStore(options: {
   beforeClose?: () => Promise<void>;
 }): Store {
   const { db, dialect } = options;
-  const database = {};
   return {
     dialect: dialect.name,
-    ...createRepositories(db, dialect, database),
+    ...createRepositories(db, dialect),
     async transaction(fn) {
       const committed: (() => void)[] = [];
       const result = await db
         .transaction()
-        .execute((transaction) => fn(createTransactionStore(transaction, dialect, database, committed)));
+        .execute((transaction) => fn(createTransactionStore(transaction, dialect, committed)));
       for (const callback of committed) callback();
       return result;
     },
@@ -118,12 +114,11 @@ export function createKyselyStore(options: {
 function createTransactionStore(
   transaction: Kysely<Database>,
   dialect: StoreDialect,
-  database: object,
   committed: (() => void)[],
 ): Store {
   const store: Store = {
     dialect: dialect.name,
-    ...createRepositories(transaction, dialect, database),
+    ...createRepositories(transaction, dialect),
     transaction: (fn) => fn(store),
     afterCommit(callback) {
       committed.push(callback);
