@@ -15,7 +15,7 @@ import type { Log } from '../domain/log.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
-import type { Job, StoreRepositories } from '../store/store.ts';
+import type { Job } from '../store/store.ts';
 import {
   type Channel,
   DeliveryDeferredError,
@@ -70,7 +70,7 @@ export interface DeliveryHandlerOptions {
    * Called in the transaction that ends a delivery the participant refused (`RecipientOptedOutError`: they blocked
    * the bot), with the failure's receipt: their opt-out is queued there, so a crash cannot lose it.
    */
-  onRecipientOptedOut?: (refusal: RecipientRefusal, tx: StoreRepositories) => Promise<void>;
+  onRecipientOptedOut?: (refusal: RecipientRefusal) => Promise<void>;
 }
 
 function failureCode(error: unknown): string | undefined {
@@ -128,9 +128,9 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions): JobHandl
         const refused = error instanceof RecipientOptedOutError ? options.onRecipientOptedOut : undefined;
         if (!receipts && !refused) return undefined;
         const refusal = { ...about, reason: errorMessage(error) };
-        return async (tx) => {
-          await receipts?.record(failed, tx);
-          await refused?.(refusal, tx);
+        return async () => {
+          await receipts?.record(failed);
+          await refused?.(refusal);
         };
       }
       // The last attempt fails the job for good, which is not a completion: its receipt is recorded now.
@@ -142,6 +142,6 @@ export function createDeliveryHandler(options: DeliveryHandlerOptions): JobHandl
       throw error;
     }
     // The receipt commits with the job's completion: one transaction per delivery.
-    return receipts ? (tx) => receipts.record(receipt, tx) : undefined;
+    return receipts ? () => receipts.record(receipt) : undefined;
   };
 }

@@ -13,13 +13,10 @@ const FAILED_STATUSES = new Set(['failed', 'undelivered']);
 
 export interface DeliveryReceipts {
   /**
-   * Records a status of one of our outbound messages (sent, failed…) as the outbox learns it: in its own transaction,
-   * or in `within` (the delivery job's completion, see `JobCompletion`).
+   * Records a status of one of our outbound messages (sent, failed…) as the outbox learns it: in the caller's unit of
+   * work when one is open (the delivery job's completion, see `JobCompletion`), else in its own.
    */
-  record(
-    delivery: Omit<NewDeliveryRecord, 'createdAt'> & { createdAt?: Date },
-    within?: StoreRepositories,
-  ): Promise<void>;
+  record(delivery: Omit<NewDeliveryRecord, 'createdAt'> & { createdAt?: Date }): Promise<void>;
   /**
    * A provider's receipt: matched to our outbound message by the provider's id. False when the id is not one of ours
    * (another system's message on a shared number): nothing is recorded.
@@ -35,10 +32,7 @@ export function createDeliveryReceipts(options: {
 }): DeliveryReceipts {
   const { store, clock, metrics, log } = options;
 
-  async function record(
-    delivery: Omit<NewDeliveryRecord, 'createdAt'> & { createdAt?: Date },
-    within?: StoreRepositories,
-  ): Promise<void> {
+  async function record(delivery: Omit<NewDeliveryRecord, 'createdAt'> & { createdAt?: Date }): Promise<void> {
     const createdAt = delivery.createdAt ?? clock.now();
     const write = async (tx: StoreRepositories): Promise<void> => {
       await tx.deliveries.record({ ...delivery, createdAt });
@@ -57,8 +51,7 @@ export function createDeliveryReceipts(options: {
         });
       }
     };
-    if (within) await write(within);
-    else await store.transaction(write);
+    await store.transaction(() => write(store));
     metrics.recordDeliveryStatus(delivery.channel, delivery.status);
   }
 

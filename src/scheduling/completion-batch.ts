@@ -25,9 +25,10 @@ export interface CompletionBatch {
   complete(jobId: string, now: Date, writes?: JobCompletion): Promise<void>;
 }
 
-async function write(tx: Store, completion: PendingCompletion): Promise<void> {
-  await completion.writes?.(tx);
-  await tx.jobs.complete(completion.jobId, completion.now);
+/** Inside the unit of work that completes the job: the completion's writes join it. */
+async function write(store: Store, completion: PendingCompletion): Promise<void> {
+  await completion.writes?.();
+  await store.jobs.complete(completion.jobId, completion.now);
 }
 
 export function createCompletionBatch(store: Store): CompletionBatch {
@@ -35,7 +36,7 @@ export function createCompletionBatch(store: Store): CompletionBatch {
 
   async function writeAlone(completion: PendingCompletion): Promise<void> {
     try {
-      await store.transaction((tx) => write(tx, completion));
+      await store.transaction(() => write(store, completion));
       completion.resolve();
     } catch (error) {
       completion.reject(error);
@@ -48,8 +49,8 @@ export function createCompletionBatch(store: Store): CompletionBatch {
     const [only] = batch;
     if (batch.length === 1 && only) return writeAlone(only);
     try {
-      await store.transaction(async (tx) => {
-        for (const completion of batch) await write(tx, completion);
+      await store.transaction(async () => {
+        for (const completion of batch) await write(store, completion);
       });
     } catch {
       for (const completion of batch) await writeAlone(completion);

@@ -9,14 +9,14 @@
  * Handlers run under the participant's lock (when the job has a participant) and MUST re-check their precondition
  * before acting: the state may have changed since the job was enqueued (a reply races a due reminder).
  */
-import type { Job, JobClaim, StoreRepositories } from '../store/store.ts';
+import type { Job, JobClaim } from '../store/store.ts';
 
 /**
- * Writes a handler leaves for the end of its run: the runner makes them in the transaction that marks the job
- * completed, so they commit together (a delivery's receipt and its job: one commit instead of two). They are lost,
- * with the completion, if that transaction fails; the job then runs again.
+ * Writes a handler leaves for the end of its run, made through the store: the runner calls it inside the unit of
+ * work that marks the job completed, which they join, so they commit together (a delivery's receipt and its job: one
+ * commit instead of two). They are lost, with the completion, if that unit of work fails; the job then runs again.
  */
-export type JobCompletion = (tx: StoreRepositories) => Promise<void>;
+export type JobCompletion = () => Promise<void>;
 
 /**
  * What a handler returns when its job must wait rather than run now (a delivery whose channel is not connected): the

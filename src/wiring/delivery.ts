@@ -53,7 +53,7 @@ export function wireDelivery(core: Core, { channels, whatsappWebChannel }: Chann
           messages,
           durable: () => store.durable(),
           // A participant who blocked the bot is withdrawn, as by STOP (recipient-opt-out.ts).
-          onRecipientOptedOut: (refusal, tx) => queueRecipientOptOut(tx, refusal, { now: clock.now(), newId }),
+          onRecipientOptedOut: (refusal) => queueRecipientOptOut(store, refusal, { now: clock.now(), newId }),
         }),
       }),
       clock,

@@ -176,24 +176,20 @@ describe('the deliver_message handler', () => {
     // The first completion fails inside its transaction: the receipt written just before it is rolled back too.
     let failures = 1;
     let jobId = '';
-    const transaction = store.transaction.bind(store);
-    store.transaction = (fn) =>
-      transaction((tx) =>
-        fn({
-          ...tx,
-          jobs: {
-            ...tx.jobs,
-            async complete(id, now) {
-              jobId = id;
-              if (failures > 0) {
-                failures -= 1;
-                throw new Error('database is locked');
-              }
-              return tx.jobs.complete(id, now);
-            },
-          },
-        } as Store),
-      );
+    const { jobs } = store;
+    Object.assign(store, {
+      jobs: {
+        ...jobs,
+        async complete(id: string, now: Date) {
+          jobId = id;
+          if (failures > 0) {
+            failures -= 1;
+            throw new Error('database is locked');
+          }
+          return jobs.complete(id, now);
+        },
+      },
+    });
     await runner.runDue();
     expect(channel.delivered.map((message) => message.id)).toEqual([sent.id]);
     expect(await store.deliveries.listFor(sent.id)).toEqual([]);

@@ -42,8 +42,8 @@ async function statusOf(id: string): Promise<string | undefined> {
   return (await real.jobs.get(id))?.status;
 }
 
-const receipt = (outboundId: string) => async (tx: Pick<Store, 'deliveries'>) => {
-  await tx.deliveries.record({ outboundId, channel: 'webhook', status: 'sent', createdAt: T0 });
+const receipt = (outboundId: string) => async () => {
+  await store.deliveries.record({ outboundId, channel: 'webhook', status: 'sent', createdAt: T0 });
 };
 
 describe('job completions', () => {

@@ -78,10 +78,10 @@ describe('running jobs', () => {
   it("commits a handler's completion writes in the transaction that completes the job", async () => {
     const reports: JobRunReport[] = [];
     const runner = runnerWith({ onJobRun: (_job, report) => reports.push(report) });
-    runner.register('test', async (job) => async (tx) => {
+    runner.register('test', async (job) => async () => {
       // Inside the completion's transaction the job is still running: the two writes land together.
-      expect((await tx.jobs.get(job.id))?.status).toBe('running');
-      await tx.events.record({ participantId: 'p_1', type: 'test-done', data: { job: job.id }, createdAt: T0 });
+      expect((await store.jobs.get(job.id))?.status).toBe('running');
+      await store.events.record({ participantId: 'p_1', type: 'test-done', data: { job: job.id }, createdAt: T0 });
     });
     await store.jobs.enqueue(newJob(), T0);
 
@@ -99,8 +99,8 @@ describe('running jobs', () => {
     runner.register('test', async () => {
       runs += 1;
       const run = runs;
-      return async (tx) => {
-        await tx.events.record({ participantId: 'p_1', type: 'test-done', data: { run }, createdAt: T0 });
+      return async () => {
+        await store.events.record({ participantId: 'p_1', type: 'test-done', data: { run }, createdAt: T0 });
         if (run === 1) throw new Error('the disk is full');
       };
     });

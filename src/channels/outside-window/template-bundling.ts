@@ -13,7 +13,7 @@ import { errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { JobCompletion, JobHandler } from '../../scheduling/job-runner.ts';
-import type { Job, Store, StoreRepositories } from '../../store/store.ts';
+import type { Job, Store } from '../../store/store.ts';
 import type { OutboundMessage, TemplateWindow } from '../channel.ts';
 import type { ChannelRegistry } from '../channel-registry.ts';
 import type { DeliveryReceipts } from '../delivery-receipts.ts';
@@ -33,7 +33,7 @@ function withMessage(job: Job, message: OutboundMessage): Job {
 
 export function withTemplateBundling(options: {
   handler: JobHandler;
-  store: Pick<Store, 'jobs' | 'participants'>;
+  store: Pick<Store, 'jobs' | 'participants' | 'deliveries'>;
   channels: Pick<ChannelRegistry, 'channelFor'>;
   /** Required: the bundle's receipt is how its completion knows it was sent, and the follow-ups get a copy. */
   receipts: Pick<DeliveryReceipts, 'record'>;
@@ -59,14 +59,14 @@ export function withTemplateBundling(options: {
   }
 
   /** In the bundle's completion: only if it was sent, its follow-ups are done too (cancelled, same receipt). */
-  async function finishFollowUps(tx: StoreRepositories, bundle: OutboundMessage, jobIds: string[]): Promise<void> {
-    const latest = (await tx.deliveries.listFor(bundle.id)).at(-1);
+  async function finishFollowUps(bundle: OutboundMessage, jobIds: string[]): Promise<void> {
+    const latest = (await store.deliveries.listFor(bundle.id)).at(-1);
     if (!latest || !SENT_STATUSES.has(latest.status)) return;
     const now = clock.now();
-    for (const jobId of jobIds) await tx.jobs.cancelById(jobId, now);
+    for (const jobId of jobIds) await store.jobs.cancelById(jobId, now);
     for (const followUp of bundle.followUps ?? []) {
       const { id: _id, outboundId: _outboundId, createdAt: _createdAt, ...receipt } = latest;
-      await receipts.record({ ...receipt, outboundId: followUp.id, participantId: followUp.participantId }, tx);
+      await receipts.record({ ...receipt, outboundId: followUp.id, participantId: followUp.participantId });
     }
   }
 
@@ -94,10 +94,10 @@ export function withTemplateBundling(options: {
     const result = await handler(withMessage(job, bundle));
     if (result !== undefined && typeof result !== 'function') return result;
     const completion: JobCompletion | undefined = typeof result === 'function' ? result : undefined;
-    return async (tx) => {
-      await completion?.(tx);
+    return async () => {
+      await completion?.();
       try {
-        await finishFollowUps(tx, bundle, foldedJobIds);
+        await finishFollowUps(bundle, foldedJobIds);
       } catch (error) {
         log.error({ outboundId: bundle.id, error: errorMessage(error) }, 'could not finish the folded polls');
         throw error;

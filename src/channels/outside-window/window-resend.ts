@@ -50,7 +50,7 @@ export function withWindowResend(
 ): DeliveryReceipts {
   const { store, channels, clock, newId, log } = options;
   return {
-    record: (delivery, within) => receipts.record(delivery, within),
+    record: (delivery) => receipts.record(delivery),
     async receive(receipt: DeliveryReceipt) {
       const known = await receipts.receive(receipt);
       const window = channels.get(receipt.channel)?.templateWindow;
