@@ -3,9 +3,9 @@
  *
  * Glossary:
  * - repository: one table's operations, e.g. `jobs`. The same repositories are offered inside a transaction.
- * - transaction: `store.transaction(fn)` runs `fn` with repositories bound to one database transaction; a nested
- *   call joins the outer one. Never hold a transaction across an LLM call or a channel send: on SQLite it blocks
- *   every other writer.
+ * - transaction (unit of work): `store.transaction(fn)` runs `fn` in one database transaction, and every call on the
+ *   store made while `fn` runs, in its asynchronous flow, joins it (`unit-of-work.ts`); so does a nested call. Never
+ *   hold a transaction across an LLM call or a channel send: on SQLite it blocks every other writer.
  * - transcript: the append-only, never-trimmed record of every message of a participant (study data).
  * - event: an audit record (`tool-called`, `state-changed`, `job-failed`, …).
  * - job: a durable timed task (reminder, daily prompt, outbound delivery…), claimed with a lease.
@@ -82,8 +82,8 @@ export interface StoreRepositories {
 export interface Store extends StoreRepositories {
   readonly dialect: 'sqlite' | 'postgres';
   /**
-   * Runs `fn` in one transaction: all of its writes commit together or none do. Nested calls join the outer one. `tx`
-   * is a `Store` bound to the transaction, so code written against `Store` can be handed it and joins.
+   * Runs `fn` in one transaction: all of its writes commit together or none do. Calls on this store made inside `fn`
+   * (in its asynchronous flow) join it, nested `transaction` calls too. `tx` is a `Store` bound to the transaction.
    */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /**
