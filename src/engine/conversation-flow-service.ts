@@ -133,7 +133,7 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
           });
         }
       }
-      await dependencies.hooks?.onParticipantMessage?.(store, {
+      await dependencies.hooks?.onParticipantMessage?.({
         participantId: message.participantId,
         at: message.receivedAt,
         sourceMessageId: message.sourceMessageId,
@@ -290,7 +290,7 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
           { role: 'assistant', content: loop.content, timestamp: repliedAt.toISOString() },
         ]);
         if (module === ConversationState.FEEDBACK) {
-          await dependencies.hooks?.onFeedbackTurn?.(store, { participantId: participant.id, at: repliedAt });
+          await dependencies.hooks?.onFeedbackTurn?.({ participantId: participant.id, at: repliedAt });
         }
         await sendReply();
         await input.withReply?.();

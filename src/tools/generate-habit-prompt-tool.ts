@@ -42,7 +42,7 @@ export function createGenerateHabitPromptTool(dependencies: {
       if (args.delivery_mode === 'immediate' && hooks?.onImmediatePrompt) {
         const onImmediatePrompt = hooks.onImmediatePrompt;
         const at = clock.now();
-        await store.transaction((tx) => onImmediatePrompt(tx, { participantId: context.participantId, at }));
+        await store.transaction(() => onImmediatePrompt({ participantId: context.participantId, at }));
       }
       return {
         status: 'success',

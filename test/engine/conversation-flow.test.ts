@@ -97,7 +97,7 @@ describe('specification, scenario 4: feedback path', () => {
     const feedbackTurns: string[] = [];
     harness = await createEngineHarness({
       hooks: {
-        async onFeedbackTurn(_tx, event) {
+        async onFeedbackTurn(event) {
           feedbackTurns.push(event.participantId);
         },
       },

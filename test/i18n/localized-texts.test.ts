@@ -37,8 +37,8 @@ describe('timers speak the participant language', () => {
   it('sends the feedback nudges in Spanish', async () => {
     harness = await createTimerHarness();
     const ana = await harness.enrol({ language: 'es' });
-    await harness.store.transaction((tx) =>
-      harness.timers.turnHooks.onImmediatePrompt(tx, { participantId: ana.id, at: harness.clock.now() }),
+    await harness.store.transaction(() =>
+      harness.timers.turnHooks.onImmediatePrompt({ participantId: ana.id, at: harness.clock.now() }),
     );
     await harness.advance(15 * MINUTE);
     await harness.advance(3 * HOUR);

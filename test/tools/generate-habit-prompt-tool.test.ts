@@ -96,7 +96,7 @@ describe('specification, scenario 3: prompt generation', () => {
     harness = await createEngineHarness({
       script: [{ content: 'p1' }, { content: 'p2' }],
       hooks: {
-        async onImmediatePrompt(_tx, event) {
+        async onImmediatePrompt(event) {
           immediate.push(event.participantId);
         },
       },

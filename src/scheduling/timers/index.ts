@@ -69,7 +69,7 @@ export interface ConversationTimers {
 }
 
 export function registerTimers(options: TimerDependencies & { runner: JobRunner }): ConversationTimers {
-  const { runner, config, clock, newId } = options;
+  const { runner, config, clock, newId, store } = options;
   const dependencies: TimerDependencies = options;
   runner.register(TimerJobKind.DAILY_PROMPT_REMINDER, createDailyPromptReminderHandler(dependencies));
   runner.register(TimerJobKind.AUTO_FEEDBACK, createAutoFeedbackHandler(dependencies));
@@ -84,16 +84,16 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
     options.features ? options.features(tx, participantId) : ALL_TIMER_FEATURES;
   return {
     turnHooks: {
-      async onParticipantMessage(tx, event) {
-        await recordParticipantReply(tx, event.participantId, event.at, event.sourceMessageId);
-        await handleDailyPromptReply(tx, event);
+      async onParticipantMessage(event) {
+        await recordParticipantReply(store, event.participantId, event.at, event.sourceMessageId);
+        await handleDailyPromptReply(store, event);
       },
-      async onImmediatePrompt(tx, event) {
-        if (!(await featuresOf(tx, event.participantId)).feedbackFollowups) return;
-        await scheduleFeedbackCollection(tx, event, { config, newId });
-        notifyOnCommit(tx);
+      async onImmediatePrompt(event) {
+        if (!(await featuresOf(store, event.participantId)).feedbackFollowups) return;
+        await scheduleFeedbackCollection(store, event, { config, newId });
+        notifyOnCommit(store);
       },
-      onFeedbackTurn: (tx, event) => cancelPendingFeedback(tx, event.participantId, event.at),
+      onFeedbackTurn: (event) => cancelPendingFeedback(store, event.participantId, event.at),
     },
     delayedTransitions: {
       async schedule(tx, request) {

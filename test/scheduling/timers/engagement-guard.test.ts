@@ -63,8 +63,8 @@ describe('engagement guard', () => {
     harness = await createTimerHarness();
     const participant = await harness.enrol();
     await threeUnanswered(participant.id);
-    await harness.store.transaction((tx) =>
-      harness.timers.turnHooks.onImmediatePrompt(tx, { participantId: participant.id, at: harness.clock.now() }),
+    await harness.store.transaction(() =>
+      harness.timers.turnHooks.onImmediatePrompt({ participantId: participant.id, at: harness.clock.now() }),
     );
     await harness.advance(4 * HOUR);
     expect(count(harness.sentTexts(participant.id), FEEDBACK_INITIAL_NUDGE)).toBe(0);

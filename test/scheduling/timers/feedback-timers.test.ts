@@ -12,15 +12,15 @@ afterEach(() => harness.close());
 
 /** What `generate_habit_prompt` with delivery_mode `immediate` does once the prompt is delivered. */
 function immediatePrompt(participantId: string): Promise<void> {
-  return harness.store.transaction((tx) =>
-    harness.timers.turnHooks.onImmediatePrompt(tx, { participantId, at: harness.clock.now() }),
+  return harness.store.transaction(() =>
+    harness.timers.turnHooks.onImmediatePrompt({ participantId, at: harness.clock.now() }),
   );
 }
 
 /** What the engine does after a FEEDBACK turn. */
 function feedbackTurn(participantId: string): Promise<void> {
-  return harness.store.transaction((tx) =>
-    harness.timers.turnHooks.onFeedbackTurn(tx, { participantId, at: harness.clock.now() }),
+  return harness.store.transaction(() =>
+    harness.timers.turnHooks.onFeedbackTurn({ participantId, at: harness.clock.now() }),
   );
 }
 

@@ -181,7 +181,7 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
       return lock.run(participantId, () =>
         store.transaction(async (tx) => {
           await tx.transcript.append([{ participantId, role: 'user', kind: 'message', content: text, createdAt: at }]);
-          await timers.turnHooks.onParticipantMessage(tx, { participantId, at, sourceMessageId: undefined });
+          await timers.turnHooks.onParticipantMessage({ participantId, at, sourceMessageId: undefined });
         }),
       );
     },

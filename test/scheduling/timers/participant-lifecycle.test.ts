@@ -15,7 +15,7 @@ async function participantWithEveryJob(): Promise<string> {
   await harness.advance(HOUR);
   await harness.store.transaction(async (tx) => {
     const now = harness.clock.now();
-    await harness.timers.turnHooks.onImmediatePrompt(tx, { participantId: participant.id, at: now });
+    await harness.timers.turnHooks.onImmediatePrompt({ participantId: participant.id, at: now });
     await harness.timers.delayedTransitions.schedule(tx, {
       participantId: participant.id,
       target: 'FEEDBACK',

@@ -50,7 +50,7 @@ describe('reply racing its reminder', () => {
         await tx.transcript.append([
           { participantId, role: 'user', kind: 'message', content: 'did it!', createdAt: dueAt },
         ]);
-        await harness.timers.turnHooks.onParticipantMessage(tx, {
+        await harness.timers.turnHooks.onParticipantMessage({
           participantId,
           at: dueAt,
           sourceMessageId: undefined,
@@ -93,8 +93,8 @@ describe('reply racing its reminder', () => {
       const reply =
         round % 4 === 3
           ? // Without the lock the decision is still atomic: each side clears the pending state in its own transaction.
-            harness.store.transaction((tx) =>
-              harness.timers.turnHooks.onParticipantMessage(tx, {
+            harness.store.transaction(() =>
+              harness.timers.turnHooks.onParticipantMessage({
                 participantId,
                 at: dueAt,
                 sourceMessageId: undefined,
