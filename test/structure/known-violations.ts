@@ -12,10 +12,10 @@ export const KNOWN_FILE_CYCLES: readonly string[] = [
 
 /** Top folders of src/ importing each other in a circle (main.ts counts with wiring/, config.ts with config/). */
 export const KNOWN_FOLDER_CYCLES: readonly string[] = [
-  // The core knot named in issue 33 ({engine, scheduling, store, tools, llm}: the timers read the engine's state
-  // data, the store's roster reads the engagement guard, the LLM port names the Store; being rewritten), with safety
-  // joined to it by tools → safety (the flag-for-staff tool).
-  'engine ↔ llm ↔ safety ↔ scheduling ↔ store ↔ tools',
+  // The core knot named in issue 33 ({engine, scheduling, store, tools}: the timers read the engine's state data, the
+  // store's roster reads the engagement guard; being rewritten), with safety joined to it by tools → safety (the
+  // flag-for-staff tool).
+  'engine ↔ safety ↔ scheduling ↔ store ↔ tools',
 ];
 
 /** Imports from a lower layer into a higher one (layers.ts), by folder: 'from → to'. */
