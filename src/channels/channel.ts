@@ -1,12 +1,11 @@
 /**
  * The channel port: how messages reach participants and come back.
+ * What a channel receives goes to the inbound service (`inbound/inbound-port.ts`).
  *
  * Adapters: `webhook/` (generic HTTP gateway), `console/` (terminal), and the fake for tests. Designed for the ones
  * that come next: WhatsApp via Baileys (real polls), the WhatsApp Cloud API (24-hour window, templates), Twilio SMS,
  * a web chat.
  */
-
-import type { PollAnswer } from '../domain/polls.ts';
 
 export interface OutboundPoll {
   id: string;
@@ -16,7 +15,7 @@ export interface OutboundPoll {
   language?: string;
   /**
    * The number of the first option where a channel without polls numbers them (default 1): a poll sent right after
-   * another continues its numbers, so a bare number names one option (recorded-polls.ts).
+   * another continues its numbers, so a bare number names one option (`inbound/recorded-polls.ts`).
    */
   firstNumber?: number;
 }
@@ -152,15 +151,4 @@ export interface Channel {
   /** Starts receiving, where the channel pulls or holds a connection (the webhook channel is pushed to over HTTP). */
   start?(): Promise<void>;
   stop?(): Promise<void>;
-}
-
-/** A participant's message as a channel hands it to PromptPipe. */
-export interface ChannelInboundMessage {
-  channel: string;
-  /** E.164 sender. */
-  from: string;
-  text: string;
-  providerMessageId?: string;
-  timestamp?: Date;
-  pollAnswer?: PollAnswer;
 }

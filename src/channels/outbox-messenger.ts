@@ -9,11 +9,11 @@ import { AppError } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
 import type { Messenger, Outgoing, SentMessage } from '../engine/messenger.ts';
 import { writeData } from '../engine/participant-data.ts';
+import { nextPollNumber, onlyPolls } from '../inbound/recorded-polls.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import { JobStatus, type Store, type TranscriptEntry } from '../store/store.ts';
 import type { OutboundMessage } from './channel.ts';
-import { nextPollNumber, onlyPolls } from './recorded-polls.ts';
 
 export const DELIVER_MESSAGE_JOB = 'deliver_message';
 /** Delivery is retried longer than timers: a gateway outage of a few minutes must not lose a message. */

@@ -5,9 +5,9 @@
  * it (nothing lost in between), and the job, run without the lock, withdraws the participant.
  */
 import type { NewId } from '../domain/ids.ts';
+import type { OptOutHandler } from '../inbound/opt-out.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
 import type { StoreRepositories } from '../store/store.ts';
-import type { OptOutHandler } from './opt-out.ts';
 
 export const RECIPIENT_OPT_OUT_JOB = 'recipient_opt_out';
 

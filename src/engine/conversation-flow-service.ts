@@ -7,36 +7,32 @@
  * 4. send the reply and append it to the working history, in one transaction (when that fails, the failure is logged
  *    and the reply still goes, alone);
  * 5. after a FEEDBACK turn, cancel pending feedback timers; in debug mode, send `🐛 DEBUG:` messages.
+ * Steps 1 and 2 are participant-message.ts, steps 3 to 5 turn-runner.ts; this file takes the participant's lock
+ * around each turn and composes them.
  */
-import { ConversationState, isConversationState } from '../domain/conversation-state.ts';
-import { DataKey } from '../domain/data-keys.ts';
-import { AppError, errorMessage } from '../domain/errors.ts';
-import type { ConversationMessage } from '../domain/history.ts';
+import type { ConversationState } from '../domain/conversation-state.ts';
+import { AppError } from '../domain/errors.ts';
 import type { Participant } from '../domain/participant.ts';
 import { formatPollAnswer } from '../domain/polls.ts';
-import { buildToneGuide } from '../domain/tone.ts';
 import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { LlmClient } from '../llm/llm.ts';
 import type { ToolProtocol } from '../llm/text-tool-protocol.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
-import type { Store, StoreRepositories } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
-import { buildChatMessages } from './context-builder.ts';
-import { type ConversationFlow, type IncomingMessage, LlmOutageError, type TurnResult } from './conversation-flow.ts';
-import { appendToHistory, readHistory } from './conversation-history.ts';
-import { debugMessages } from './debug-report.ts';
+import type { ConversationFlow, TurnResult } from './conversation-flow.ts';
+import { readHistory } from './conversation-history.ts';
 import type { Logger } from './logger.ts';
 import type { Messenger } from './messenger.ts';
 import type { ConversationModule } from './modules/conversation-module.ts';
-import { readData, readProfile, writeData, writeProfile } from './participant-data.ts';
-import { applyPollAnswer } from './poll-effects.ts';
+import { createParticipantMessages } from './participant-message.ts';
 import { createRequestGuard, type RequestGuard } from './request-validator.ts';
-import { type PromptSettingsSource, participantSystemPrompt } from './system-prompts.ts';
-import { runToolLoop } from './tool-loop.ts';
+import type { PromptSettingsSource } from './system-prompts.ts';
 import type { TurnHooks } from './turn-hooks.ts';
-import { createTurnRecorder, type ToolCallObserver } from './turn-recorder.ts';
+import type { ToolCallObserver } from './turn-recorder.ts';
+import { createTurnRunner } from './turn-runner.ts';
 
 /**
  * The synthetic input of the enrollment greeting (specification §Enrollment, step 6). Never stored as a participant
@@ -64,252 +60,17 @@ export interface ConversationFlowDependencies {
   promptSettings?: PromptSettingsSource;
 }
 
-interface TurnInput {
-  participant: Participant;
-  withReply?: () => Promise<void>;
-  /** What the model sees as this turn's user message. */
-  userText: string;
-  synthetic: boolean;
-  sourceMessageId: string | undefined;
-  holdOnLlmError?: boolean;
-}
-
 export function createConversationFlow(dependencies: ConversationFlowDependencies): ConversationFlow {
   const { store, clock, lock, log } = dependencies;
   const guard = dependencies.requestGuard ?? createRequestGuard({ mode: 'repair', log });
   const messages = dependencies.messages ?? createBuiltInMessageCatalogue();
+  const participantMessages = createParticipantMessages({ ...dependencies, messages });
+  const runTurn = createTurnRunner({ ...dependencies, guard, messages });
 
   async function loadParticipant(participantId: string): Promise<Participant> {
     const participant = await store.participants.get(participantId);
     if (!participant) throw new AppError('not_found', `participant ${participantId} not found`);
     return participant;
-  }
-
-  /** Step 2: the sub-state, persisting INTAKE when it is empty or unknown. */
-  async function route(repositories: StoreRepositories, participantId: string, now: Date): Promise<ConversationState> {
-    const data = await readData(repositories, participantId);
-    const stored = data[DataKey.conversationState];
-    if (isConversationState(stored)) return stored;
-    await writeData(repositories, participantId, { [DataKey.conversationState]: ConversationState.INTAKE }, now);
-    await repositories.events.record({
-      participantId,
-      type: 'state-changed',
-      data: { from: stored ?? '', to: ConversationState.INTAKE, source: 'routing-default' },
-      createdAt: now,
-    });
-    return ConversationState.INTAKE;
-  }
-
-  /** Step 1 for a real message: transcript, poll effects, hooks, working history — one transaction. */
-  async function recordParticipantMessage(
-    message: IncomingMessage,
-    userText: string,
-  ): Promise<{ history: ConversationMessage[]; module: ConversationState }> {
-    const now = clock.now();
-    return store.transaction(async () => {
-      const history = await readHistory(store, message.participantId);
-      await store.transcript.append([
-        {
-          participantId: message.participantId,
-          role: 'user',
-          kind: 'message',
-          content: userText,
-          createdAt: message.receivedAt,
-          ...(message.sourceMessageId ? { sourceMessageId: message.sourceMessageId } : {}),
-        },
-      ]);
-      if (message.pollAnswer) {
-        const profile = await readProfile(store, message.participantId, now);
-        const effect = applyPollAnswer(profile, message.pollAnswer, messages);
-        if (effect.kind !== 'none') {
-          profile.updated_at = now.toISOString();
-          await writeProfile(store, message.participantId, profile, now);
-          await store.events.record({
-            participantId: message.participantId,
-            type: 'poll-answered',
-            data: { ...effect, question: message.pollAnswer.question ?? null, option: message.pollAnswer.option },
-            createdAt: now,
-            ...(message.sourceMessageId ? { sourceMessageId: message.sourceMessageId } : {}),
-          });
-        }
-      }
-      await dependencies.hooks?.onParticipantMessage?.({
-        participantId: message.participantId,
-        at: message.receivedAt,
-        sourceMessageId: message.sourceMessageId,
-      });
-      await appendToHistory(store, message.participantId, [
-        { role: 'user', content: userText, timestamp: message.receivedAt.toISOString() },
-      ]);
-      const module = await route(store, message.participantId, now);
-      return { history, module };
-    });
-  }
-
-  /**
-   * A turn interrupted after step 1 committed (the instance died during the LLM call) is run again by another
-   * instance: the message is already in the transcript, its poll effects applied, its hooks run. Recording it again
-   * would count a "Done" twice; instead the turn resumes from the recorded history.
-   */
-  async function resumeRecordedMessage(
-    message: IncomingMessage,
-    userText: string,
-  ): Promise<{ history: ConversationMessage[]; module: ConversationState } | undefined> {
-    if (!message.sourceMessageId) return undefined;
-    const recorded =
-      message.recorded ??
-      (await store.transcript.forSourceMessage(message.participantId, message.sourceMessageId)).some(
-        (entry) => entry.role === 'user',
-      );
-    if (!recorded) return undefined;
-    log.warn(
-      { participantId: message.participantId, sourceMessageId: message.sourceMessageId },
-      'resuming a turn whose message was already recorded',
-    );
-    const now = clock.now();
-    return store.transaction(async () => {
-      const history = await readHistory(store, message.participantId);
-      const last = history.at(-1);
-      const before = last?.role === 'user' && last.content === userText ? history.slice(0, -1) : history;
-      return { history: before, module: await route(store, message.participantId, now) };
-    });
-  }
-
-  /**
-   * The participant gets a fallback text instead of a model reply (the model failed, answered nothing usable, or
-   * looped): an audit event `fallback-sent`, so the organiser sees it next to the turn. Never fails the turn.
-   */
-  async function recordFallback(
-    participantId: string,
-    module: ConversationState,
-    loop: { outcome: string; error?: string; rounds: number; content: string },
-    link: { sourceMessageId?: string },
-  ): Promise<void> {
-    if (!loop.error) log.warn({ participantId, module, outcome: loop.outcome }, 'no usable model reply: fallback sent');
-    try {
-      await store.events.record({
-        participantId,
-        type: 'fallback-sent',
-        data: { module, outcome: loop.outcome, error: loop.error ?? null, rounds: loop.rounds, text: loop.content },
-        createdAt: clock.now(),
-        ...link,
-      });
-    } catch (error) {
-      log.error({ participantId, error: errorMessage(error) }, 'recording the fallback event failed');
-    }
-  }
-
-  /** Steps 3–5. */
-  async function runTurn(
-    input: TurnInput,
-    module: ConversationState,
-    history: ConversationMessage[],
-  ): Promise<TurnResult> {
-    const { participant } = input;
-    const now = clock.now();
-    const moduleDefinition = dependencies.modules[module];
-    const data = await readData(store, participant.id);
-    const profile = await readProfile(store, participant.id, now);
-    const contextBlocks = moduleDefinition.contextBlocks({ participant, profile, data, now });
-    const settings = await dependencies.promptSettings?.(participant.id, module.toLowerCase());
-    const toneGuide = settings?.toneAdaptation === false ? '' : buildToneGuide(profile.tone);
-    const link = input.sourceMessageId ? { sourceMessageId: input.sourceMessageId } : {};
-    const language = participant.language ?? messages.defaultLanguage;
-    const systemPrompt = participantSystemPrompt(
-      settings,
-      { text: moduleDefinition.systemPrompt, languagePrompts: moduleDefinition.languagePrompts },
-      language,
-    );
-
-    const toolProtocol = dependencies.config.toolProtocol ?? 'native';
-    const tools = dependencies.registry.definitions(moduleDefinition.toolNames);
-    const loop = await runToolLoop({
-      toolProtocol,
-      llm: dependencies.llm,
-      registry: dependencies.registry,
-      toolNames: moduleDefinition.toolNames,
-      context: { participantId: participant.id, module, sourceMessageId: input.sourceMessageId },
-      buildMessages: (loopMessages) =>
-        guard(
-          buildChatMessages({
-            systemPrompt,
-            language,
-            contextBlocks,
-            toneGuide,
-            history,
-            userMessage: { content: input.userText, synthetic: input.synthetic },
-            loopMessages: [...loopMessages],
-            historyLimit: dependencies.config.chatHistoryLimit,
-            toolProtocol,
-            tools,
-          }),
-          { purpose: module },
-        ),
-      recorder: createTurnRecorder({
-        store,
-        clock,
-        participantId: participant.id,
-        module,
-        sourceMessageId: input.sourceMessageId,
-        onToolCall: dependencies.onToolCall,
-      }),
-      now: () => clock.now().getTime(),
-      transaction: (fn) => store.transaction(() => fn()),
-      purpose: module.toLowerCase(),
-      fallbackText: {
-        emptyResponse: messages.t(language, 'reply.emptyResponse'),
-        roundsExhausted: messages.t(language, 'reply.roundsExhausted'),
-        llmUnavailable: messages.t(language, 'reply.llmUnavailable'),
-      },
-    });
-    if (loop.error) log.error({ participantId: participant.id, module, error: loop.error }, 'LLM call failed');
-    if (loop.outcome === 'llm_error' && input.holdOnLlmError) throw new LlmOutageError(loop.error ?? 'unknown');
-    if (loop.outcome !== 'content') await recordFallback(participant.id, module, loop, link);
-
-    const sendReply = async () => {
-      // The last model call's provenance row, when the loop left it to be written with the reply.
-      const recorded = await loop.recordProvenance?.();
-      const llmCallId = loop.llmCallId ?? (loop.outcome === 'content' ? recorded : undefined);
-      return dependencies.messenger.send(
-        participant.id,
-        { type: 'text', text: loop.content },
-        {
-          kind: 'reply',
-          module,
-          ...link,
-          ...(llmCallId === undefined ? {} : { llmCallId }),
-          ...(loop.model ? { model: loop.model } : {}),
-        },
-      );
-    };
-    const repliedAt = clock.now();
-    try {
-      // The reply and its working-history entry commit together: one unit of work instead of two.
-      await store.transaction(async () => {
-        await appendToHistory(store, participant.id, [
-          { role: 'assistant', content: loop.content, timestamp: repliedAt.toISOString() },
-        ]);
-        if (module === ConversationState.FEEDBACK) {
-          await dependencies.hooks?.onFeedbackTurn?.({ participantId: participant.id, at: repliedAt });
-        }
-        await sendReply();
-        await input.withReply?.();
-      });
-    } catch (error) {
-      // Scenario 10: losing the working-history entry degrades context, not the turn: the reply still goes, alone
-      // (nothing of the failed unit of work was kept). Failing again, it fails the turn as before.
-      log.error({ participantId: participant.id, error: errorMessage(error) }, 'saving conversation history failed');
-      await sendReply();
-      await input.withReply?.();
-    }
-
-    if (dependencies.config.debug) {
-      const latestProfile = await readProfile(store, participant.id, repliedAt);
-      for (const text of debugMessages({ module, profile: latestProfile, loop })) {
-        await dependencies.messenger.send(participant.id, { type: 'text', text }, { kind: 'debug', module, ...link });
-      }
-    }
-    return { reply: loop.content, module, toolsCalled: loop.toolCalls.map((call) => call.name) };
   }
 
   /** A turn whose user message is a synthetic hint over the stored history. */
@@ -319,7 +80,7 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
       const now = clock.now();
       const { history, module } = await store.transaction(async () => ({
         history: await readHistory(store, participantId),
-        module: await route(store, participantId, now),
+        module: await participantMessages.route(store, participantId, now),
       }));
       return runTurn({ participant, userText: hint, synthetic: true, sourceMessageId }, module, history);
     });
@@ -332,7 +93,8 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
         const userText = message.pollAnswer ? formatPollAnswer(message.pollAnswer) : message.text;
         if (!userText.trim()) throw new AppError('invalid_input', 'message text is empty');
         const { history, module } =
-          (await resumeRecordedMessage(message, userText)) ?? (await recordParticipantMessage(message, userText));
+          (await participantMessages.resume(message, userText)) ??
+          (await participantMessages.record(message, userText));
         return runTurn(
           {
             participant,

@@ -16,6 +16,13 @@ export interface LockOptions {
 }
 
 export interface ParticipantLock {
+  /**
+   * True when every holder of this lock is in this process (the in-process lock). That is the case exactly when one
+   * process works on its database: without the coordinator's shared lock, two processes on one database would not
+   * exclude each other at all (SQLite's state directory lock refuses a second one). The inbound pipeline relies on it
+   * to know that no other process began a message it received itself. Absent on the coordinator's lock.
+   */
+  readonly processLocal?: true;
   run<T>(participantId: string, work: () => Promise<T>, options?: LockOptions): Promise<T>;
   /**
    * Runs `work` only if the lock is free right now (here and on every other instance); otherwise does nothing and
@@ -37,6 +44,7 @@ export function createInProcessLock(): ParticipantLock {
   const tails = new Map<string, Promise<unknown>>();
   const held = new AsyncLocalStorage<readonly HeldKey[]>();
   return {
+    processLocal: true,
     run<T>(participantId: string, work: () => Promise<T>, options: LockOptions = {}): Promise<T> {
       const current = held.getStore() ?? [];
       if (current.some((entry) => entry.active && entry.key === participantId)) return work();

@@ -5,10 +5,10 @@
  * existed. Revoking a link (or deleting its participant) ends the live streams it still has open.
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { InboundService } from '../channels/inbound-service.ts';
 import { WEB_CHAT_CHANNEL } from '../channels/web-chat/web-chat-channel.ts';
 import { AppError } from '../domain/errors.ts';
 import type { Participant } from '../domain/participant.ts';
+import type { InboundService } from '../inbound/inbound-port.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import { canonicalTimeZone } from '../scheduling/schedule-time.ts';
 import type { Store } from '../store/store.ts';

@@ -2,7 +2,7 @@
  * One transcript entry as a chat bubble. The dashboard sees everything (tool calls and results folded in <details>);
  * the participant's web chat sees only what was said to them or by them, with polls as buttons.
  */
-import { parseRecordedPoll } from '../channels/inbound-service.ts';
+import { parseRecordedPoll } from '../inbound/recorded-polls.ts';
 import type { TranscriptEntry } from '../store/store.ts';
 import { html, type SafeHtml } from './html.ts';
 import { zonedTime } from './zoned-time.ts';

@@ -2,12 +2,12 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Channel } from '../channels/channel.ts';
 import type { ChannelRegistry } from '../channels/channel-registry.ts';
-import type { InboundService } from '../channels/inbound-service.ts';
 import type { Config } from '../config.ts';
 import type { NewId } from '../domain/ids.ts';
 import type { Log } from '../domain/log.ts';
 import type { ConversationFlow } from '../engine/conversation-flow.ts';
 import type { Messenger } from '../engine/messenger.ts';
+import type { InboundService } from '../inbound/inbound-port.ts';
 import type { LlmClient } from '../llm/llm.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';

@@ -1,11 +1,11 @@
 /** The HTTP routes the enabled channels receive on: webhooks of the gateways and providers, Telegram's link pages. */
 
 import { createTelegramLinkRoutes } from '../api/routes/telegram-link-routes.ts';
-import type { InboundService } from '../channels/inbound-service.ts';
 import { createTelegramRoutes } from '../channels/telegram/telegram-webhook-route.ts';
 import { createTwilioRoutes } from '../channels/twilio/twilio-webhook-route.ts';
 import { createWebhookInboundRoutes } from '../channels/webhook/webhook-inbound-route.ts';
 import { createWhatsAppCloudRoutes } from '../channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
+import type { InboundService } from '../inbound/inbound-port.ts';
 import { systemClock } from '../scheduling/clock.ts';
 import type { Core } from './application.ts';
 import type { ChannelSet } from './channels.ts';

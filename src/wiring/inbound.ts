@@ -2,12 +2,14 @@
  * The inbound pipeline: opt-out and opt-in keywords, recording and processing each participant's messages in order,
  * the model-outage hold, and the channels that push messages into it (Telegram, WhatsApp Web).
  */
-import { createInboundService, LLM_OUTAGE_RETRY_JOB } from '../channels/inbound-service.ts';
-import { createOptOutHandler } from '../channels/opt-out.ts';
+
 import { createRecipientOptOutHandler, RECIPIENT_OPT_OUT_JOB } from '../channels/recipient-opt-out.ts';
 import { TELEGRAM_CHANNEL } from '../channels/telegram/telegram-inbound.ts';
 import type { ConversationFlow } from '../engine/conversation-flow.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
+import { createInboundService } from '../inbound/inbound-service.ts';
+import { LLM_OUTAGE_RETRY_JOB } from '../inbound/llm-outage-hold.ts';
+import { createOptOutHandler } from '../inbound/opt-out.ts';
 import { createHeldTurnHandler, HELD_TURN_JOB } from '../safety/held-coach-turn.ts';
 import type { Core } from './application.ts';
 import type { ChannelSet } from './channels.ts';
@@ -19,7 +21,7 @@ export function wireInbound(
   core: Core,
   parts: { flow: ConversationFlow; messages: MessageCatalogue; channels: ChannelSet; people: People; safety: Safety },
 ) {
-  const { config, log, store, clock, newId, messenger, lock, metrics, coordinator, runner, notifyRunner } = core;
+  const { config, log, store, clock, newId, messenger, lock, metrics, runner, notifyRunner } = core;
   const { flow, messages, safety } = parts;
   const { participants } = parts.people;
   const { channels, telegramChannel, whatsappWebChannel } = parts.channels;
@@ -35,8 +37,6 @@ export function wireInbound(
   });
   const inbound = createInboundService({
     store,
-    // One process per SQLite database: no other instance can have begun a message this one received.
-    onlyProcessor: store.dialect === 'sqlite' && !coordinator,
     flow,
     participants,
     clock,

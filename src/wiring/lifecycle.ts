@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { warnAboutDisabledChannels } from '../channels/disabled-channels.ts';
-import type { InboundService } from '../channels/inbound-service.ts';
 import type { HttpClient } from '../http/http-client.ts';
+import type { InboundService } from '../inbound/inbound-port.ts';
 import { recordStartup } from '../research/provenance/startup-record.ts';
 import type { SharedManualClock } from '../scheduling/shared-manual-clock.ts';
 import type { Application, Core } from './application.ts';

@@ -1,5 +1,5 @@
 /** The safety net (risk screen, staff alerts and their routes), staff takeovers of a conversation, adherence alerts. */
-import { unansweredMessageEntry } from '../channels/inbound-transcript.ts';
+import { unansweredMessageEntry } from '../inbound/inbound-transcript.ts';
 import type { LlmClient } from '../llm/llm.ts';
 import { ADHERENCE_CHECK_JOB, createAdherenceAlerts } from '../safety/adherence-alerts.ts';
 import { createSafetyNet } from '../safety/safety-net.ts';

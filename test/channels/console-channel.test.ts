@@ -1,9 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import type { ChannelInboundMessage } from '../../src/channels/channel.ts';
 import { createConsoleChannel } from '../../src/channels/console/console-channel.ts';
 import { startConsoleChat } from '../../src/channels/console/console-chat.ts';
-import type { InboundReceipt } from '../../src/channels/inbound-service.ts';
+import type { ChannelInboundMessage, InboundReceipt } from '../../src/inbound/inbound-port.ts';
 
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();

@@ -4,7 +4,7 @@
  * retry job being claimed, running, or giving up neither ends one nor starts another.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { llmOutageDedupKey } from '../../src/channels/inbound-service.ts';
+import { llmOutageDedupKey } from '../../src/inbound/llm-outage-hold.ts';
 import { createOutageRig, DEFAULT_LLM_OUTAGE_NOTICE, MINUTE, type OutageRig } from '../support/llm-outage-rig.ts';
 import { waitUntil } from '../support/wait-until.ts';
 

@@ -4,8 +4,8 @@
  * follows exactly once after recovery, and past LLM_OUTAGE_RETRY_FOR the message is failed, visibly.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { llmOutageDedupKey } from '../../src/channels/inbound-service.ts';
 import { createBuiltInMessageCatalogue } from '../../src/i18n/built-in-catalogues.ts';
+import { llmOutageDedupKey } from '../../src/inbound/llm-outage-hold.ts';
 import { createOutageRig, DEFAULT_LLM_OUTAGE_NOTICE, MINUTE, type OutageRig } from '../support/llm-outage-rig.ts';
 
 const messages = createBuiltInMessageCatalogue();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { matchPollOption, renderPollAsText } from '../../src/channels/poll-text.ts';
-import { latestPollRun, nextPollNumber, onlyPolls, optionByNumber } from '../../src/channels/recorded-polls.ts';
+import { renderPollAsText } from '../../src/channels/poll-text.ts';
+import { matchPollOption } from '../../src/inbound/poll-answer-matching.ts';
+import { latestPollRun, nextPollNumber, onlyPolls, optionByNumber } from '../../src/inbound/recorded-polls.ts';
 
 const OPTIONS = ['Done', 'Next time'];
 

@@ -1,13 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adaptForChannel } from '../../src/channels/delivery-handler.ts';
-import { parseRecordedPoll } from '../../src/channels/inbound-service.ts';
 import {
   createOutboxMessenger,
   type DeliverMessagePayload,
   describeOutgoing,
 } from '../../src/channels/outbox-messenger.ts';
 import { signatureHeaders, signBody } from '../../src/http/webhook-signature.ts';
+import { parseRecordedPoll } from '../../src/inbound/recorded-polls.ts';
 import { silentLog } from '../../src/observability/log.ts';
+import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
@@ -395,7 +396,7 @@ describe('processing', () => {
         },
       },
     };
-    harness = await createApiHarness({ store, onlyProcessor: true });
+    harness = await createApiHarness({ store });
     const ada = await harness.enroll(PHONE);
     await post({ from: PHONE, text: 'fresh', id: 'm1' });
     expect(harness.flow.messages.map((message) => [message.text, message.recorded])).toEqual([['fresh', false]]);
@@ -407,6 +408,31 @@ describe('processing', () => {
     expect(lookedUp).toEqual(['in_left']);
     expect(harness.flow.messages.map((message) => message.text)).toEqual(['fresh']);
     expect((await harness.store.inbound.get('in_left'))?.status).toBe('processed');
+  });
+
+  it('with a lock shared by instances, looks up an earlier attempt even for a message it received itself', async () => {
+    const real = await createSqliteStore({ filename: ':memory:' });
+    const lookedUp: string[] = [];
+    const store: Store = {
+      ...real,
+      transcript: {
+        ...real.transcript,
+        forSourceMessage: (participantId, sourceMessageId) => {
+          lookedUp.push(sourceMessageId);
+          return real.transcript.forSourceMessage(participantId, sourceMessageId);
+        },
+      },
+    };
+    // Like the PostgreSQL coordinator's lock: not confined to this process, so another instance may have begun it.
+    const inProcess = createInProcessLock();
+    harness = await createApiHarness({
+      store,
+      inboundLock: { run: (participantId, work, options) => inProcess.run(participantId, work, options) },
+    });
+    await harness.enroll(PHONE);
+    await post({ from: PHONE, text: 'fresh', id: 'm1' });
+    expect(harness.flow.messages.map((message) => [message.text, message.recorded])).toEqual([['fresh', false]]);
+    expect(lookedUp).toEqual([harness.flow.messages[0]?.sourceMessageId]);
   });
 
   it('processes one participant’s messages in arrival order even when recorded with the same time', async () => {

@@ -1,11 +1,11 @@
 /** Every fixed text in the participant's language, and answers recognised in it. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { adaptForChannel } from '../../src/channels/delivery-handler.ts';
-import { matchTypedAnswer, type OpenPoll } from '../../src/channels/poll-answer-matching.ts';
 import { renderPollAsText } from '../../src/channels/poll-text.ts';
 import { createProfile } from '../../src/domain/profile.ts';
 import { applyPollAnswer } from '../../src/engine/poll-effects.ts';
 import { createBuiltInMessageCatalogue } from '../../src/i18n/built-in-catalogues.ts';
+import { matchTypedAnswer, type OpenPoll } from '../../src/inbound/poll-answer-matching.ts';
 import { fallbackPrompt } from '../../src/scheduling/daily-prompt-handler.ts';
 import { createTimerHarness, HOUR, MINUTE, type TimerHarness } from '../scheduling/timers/harness.ts';
 import { createEngineHarness } from '../support/engine-harness.ts';

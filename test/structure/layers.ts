@@ -14,12 +14,14 @@ export const LAYERS: readonly { name: string; paths: string[] }[] = [
     paths: ['^src/engine/', '^src/tools/', '^src/scheduling/', '^src/llm/', '^src/trials/', '^src/store/[^/]+$'],
   },
   // The adapters (store/sqlite, postgres, kysely, migrations; the channels) and the services over the core that the
-  // API, the dashboard and the CLI share: participants, safety, research, staff, the original PromptPipe.
+  // API, the dashboard, the channels and the CLI share: the inbound pipeline, participants, safety, research, staff,
+  // the original PromptPipe.
   {
     name: 'services',
     paths: [
       '^src/store/.+/',
       '^src/channels/',
+      '^src/inbound/',
       '^src/participants/',
       '^src/safety/',
       '^src/research/',

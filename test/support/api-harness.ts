@@ -5,18 +5,19 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, LightMyRequestResponse } from 'fastify';
 import { createApiServer } from '../../src/api/api-server.ts';
-import { createInboundService, type InboundService } from '../../src/channels/inbound-service.ts';
 import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { createWebhookInboundRoutes } from '../../src/channels/webhook/webhook-inbound-route.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
 import type { Participant } from '../../src/domain/participant.ts';
+import type { InboundService } from '../../src/inbound/inbound-port.ts';
+import { createInboundService } from '../../src/inbound/inbound-service.ts';
 import { type Log, silentLog } from '../../src/observability/log.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { createParticipantService, type ParticipantService } from '../../src/participants/participant-service.ts';
 import { type Clock, createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
 import type { JobRunner } from '../../src/scheduling/job-runner.ts';
 import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';
-import { createInProcessLock } from '../../src/store/participant-lock.ts';
+import { createInProcessLock, type ParticipantLock } from '../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createFakeConversationFlow, type FakeConversationFlow } from './fake-conversation-flow.ts';
@@ -33,8 +34,8 @@ export interface ApiHarnessOptions {
   /** A system-like clock that is not manual (the `/admin/clock` 409 case). */
   clock?: Clock;
   store?: Store;
-  /** The inbound service's `onlyProcessor` (what the server sets on SQLite). */
-  onlyProcessor?: boolean;
+  /** The inbound service's participant lock (default: an in-process lock of its own, as on SQLite). */
+  inboundLock?: ParticipantLock;
   /** The configured listen host (`API_ADDR`), for the open-API warning. */
   host?: string;
   log?: Log;
@@ -92,7 +93,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     log: silentLog,
     metrics,
     autoEnroll: options.autoEnroll ?? false,
-    ...(options.onlyProcessor ? { onlyProcessor: true } : {}),
+    ...(options.inboundLock ? { lock: options.inboundLock } : {}),
   });
   const runner = createJobRunner({ store, clock, lock, log: silentLog });
   const app = createApiServer({

@@ -3,10 +3,13 @@
  * outage options as the composition root sets them, the durable job runner with the `llm_outage_retry` handler, and
  * a manual clock. Shared by the outage tests.
  */
-import { createInboundService, type InboundService, LLM_OUTAGE_RETRY_JOB } from '../../src/channels/inbound-service.ts';
+
 import { AppError } from '../../src/domain/errors.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
 import { createBuiltInMessageCatalogue } from '../../src/i18n/built-in-catalogues.ts';
+import type { InboundService } from '../../src/inbound/inbound-port.ts';
+import { createInboundService } from '../../src/inbound/inbound-service.ts';
+import { LLM_OUTAGE_RETRY_JOB } from '../../src/inbound/llm-outage-hold.ts';
 import { silentLog } from '../../src/observability/log.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import type { JobRunner } from '../../src/scheduling/job-runner.ts';

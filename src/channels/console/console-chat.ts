@@ -5,7 +5,7 @@
  */
 import { createInterface } from 'node:readline';
 import { errorMessage } from '../../domain/errors.ts';
-import type { InboundService } from '../inbound-service.ts';
+import type { InboundService } from '../../inbound/inbound-port.ts';
 import { CONSOLE_CHANNEL } from './console-channel.ts';
 
 export interface ConsoleChatOptions {

@@ -14,6 +14,7 @@
 import type { NewId } from '../../domain/ids.ts';
 import type { Log } from '../../domain/log.ts';
 import { ParticipantStatus } from '../../domain/participant.ts';
+import { nextPollNumber, parseRecordedPoll } from '../../inbound/recorded-polls.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { JobHandler } from '../../scheduling/job-runner.ts';
 import type { Store, TranscriptEntry } from '../../store/store.ts';
@@ -21,7 +22,6 @@ import type { DeliveryReceipt, OutboundMessage, TemplateWindow } from '../channe
 import type { ChannelRegistry } from '../channel-registry.ts';
 import type { DeliveryReceipts } from '../delivery-receipts.ts';
 import { DELIVER_MESSAGE_JOB, DELIVERY_MAX_ATTEMPTS, type DeliverMessagePayload } from '../outbox-messenger.ts';
-import { nextPollNumber, parseRecordedPoll } from '../recorded-polls.ts';
 
 export const WINDOW_RESEND_JOB = 'window_resend';
 /** How far back the transcript is read for the failed message and the polls after it. */

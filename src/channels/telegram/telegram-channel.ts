@@ -14,10 +14,10 @@
 
 import type { Log } from '../../domain/log.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
+import type { InboundService } from '../../inbound/inbound-port.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import { type Channel, type DeliveryResult, type OutboundMessage, PermanentDeliveryError } from '../channel.ts';
-import type { InboundService } from '../inbound-service.ts';
 import { TelegramNotLinkedError } from './held-deliveries.ts';
 import { classifyTelegramError, type TelegramBotApi } from './telegram-bot-api.ts';
 import { createTelegramUpdateHandler, TELEGRAM_CHANNEL } from './telegram-inbound.ts';

@@ -3,7 +3,8 @@
  * `ButtonText`, `NumMedia`…) and a status callback (`MessageSid`, `MessageStatus`, `ErrorCode`). `whatsapp:+…`
  * addresses are reduced to E.164.
  */
-import type { ChannelInboundMessage, DeliveryReceipt, DeliveryStatus } from '../channel.ts';
+import type { ChannelInboundMessage } from '../../inbound/inbound-port.ts';
+import type { DeliveryReceipt, DeliveryStatus } from '../channel.ts';
 
 export const TWILIO_CHANNEL = 'twilio';
 

@@ -27,8 +27,8 @@ import {
   TIMESTAMP_HEADER,
   verifySignature,
 } from '../../http/webhook-signature.ts';
+import type { InboundService } from '../../inbound/inbound-port.ts';
 import { type Clock, systemClock } from '../../scheduling/clock.ts';
-import type { InboundService } from '../inbound-service.ts';
 import { WEBHOOK_CHANNEL } from './webhook-channel.ts';
 import { messageTimeProblem, signingTimeProblem } from './webhook-replay-window.ts';
 import { webhookInboundBodySchema } from './webhook-schemas.ts';

@@ -4,7 +4,8 @@
  *
  * `entry[].changes[].value.messages[]` become inbound messages; `statuses[]` become delivery receipts.
  */
-import type { ChannelInboundMessage, DeliveryReceipt, DeliveryStatus } from '../channel.ts';
+import type { ChannelInboundMessage } from '../../inbound/inbound-port.ts';
+import type { DeliveryReceipt, DeliveryStatus } from '../channel.ts';
 
 export const WHATSAPP_CLOUD_CHANNEL = 'whatsapp-cloud';
 

@@ -11,8 +11,8 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import { failure } from '../../http/envelope.ts';
+import type { InboundService } from '../../inbound/inbound-port.ts';
 import type { DeliveryReceipts } from '../delivery-receipts.ts';
-import type { InboundService } from '../inbound-service.ts';
 import { parseWhatsAppWebhook } from './whatsapp-cloud-payload.ts';
 import { verifyWhatsAppSignature, WHATSAPP_SIGNATURE_HEADER } from './whatsapp-cloud-signature.ts';
 

@@ -3,9 +3,9 @@
  * answer; a vote that cannot be read is recorded as a `poll-vote-ignored` event, never silently dropped.
  */
 import type { Log } from '../../domain/log.ts';
+import type { ChannelInboundMessage } from '../../inbound/inbound-port.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { Store, WhatsAppSentMessage } from '../../store/store.ts';
-import type { ChannelInboundMessage } from '../channel.ts';
 import { unwrapContent } from './inbound-content.ts';
 import { selectedOptionNames } from './poll-option-hash.ts';
 import { userJid } from './whatsapp-jid.ts';

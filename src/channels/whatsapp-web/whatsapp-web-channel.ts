@@ -19,11 +19,11 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
+import type { InboundService } from '../../inbound/inbound-port.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import type { Channel, DeliveryResult, OutboundMessage } from '../channel.ts';
 import type { DeliveryReceipts } from '../delivery-receipts.ts';
-import type { InboundService } from '../inbound-service.ts';
 import type { ConnectionLease } from './connection-lease.ts';
 import {
   type ConnectionSupervisor,

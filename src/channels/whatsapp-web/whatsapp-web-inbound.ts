@@ -5,11 +5,10 @@
  */
 import { AppError } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
+import type { ChannelInboundMessage, InboundService } from '../../inbound/inbound-port.ts';
 import type { Clock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
-import type { ChannelInboundMessage } from '../channel.ts';
 import type { DeliveryReceipts } from '../delivery-receipts.ts';
-import type { InboundService } from '../inbound-service.ts';
 import { readLidMapping } from './database-auth-state.ts';
 import { describeContent, unwrapContent } from './inbound-content.ts';
 import { createPollVoteReader } from './poll-votes.ts';

@@ -4,7 +4,7 @@
  * withdrawn by the failed delivery; Telegram's 429 holds a delivery as long as it asks.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OPTED_OUT_EVENT } from '../../../src/channels/opt-out.ts';
+import { OPTED_OUT_EVENT } from '../../../src/inbound/opt-out.ts';
 import type { Application } from '../../../src/main.ts';
 import { type FakeTelegramBotApi, startFakeTelegramBotApi } from '../../support/fake-telegram-bot-api.ts';
 import type { Json } from '../../support/fake-telegram-shapes.ts';

@@ -1,5 +1,3 @@
-import type { ChannelInboundMessage } from '../../../src/channels/channel.ts';
-import type { InboundReceipt } from '../../../src/channels/inbound-service.ts';
 import { createInProcessLease } from '../../../src/channels/whatsapp-web/connection-lease.ts';
 import { linkDevice } from '../../../src/channels/whatsapp-web/device-linking.ts';
 import {
@@ -8,6 +6,7 @@ import {
   type WhatsAppWebChannelOptions,
 } from '../../../src/channels/whatsapp-web/whatsapp-web-channel.ts';
 import { AppError } from '../../../src/domain/errors.ts';
+import type { ChannelInboundMessage, InboundReceipt } from '../../../src/inbound/inbound-port.ts';
 import { silentLog } from '../../../src/observability/log.ts';
 import { systemClock } from '../../../src/scheduling/clock.ts';
 import type { Store } from '../../../src/store/store.ts';

@@ -13,7 +13,6 @@
 import type { PollAnswer } from '../domain/polls.ts';
 import { fixedOptionOf, fixedPollOf } from '../i18n/fixed-polls.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
-import { matchPollOption } from './poll-text.ts';
 import { optionByNumber, type RecordedPoll } from './recorded-polls.ts';
 
 /** A poll still open for an answer: as the transcript records it. */
@@ -25,6 +24,24 @@ function translatedOption(reply: string, poll: OpenPoll, messages: MessageCatalo
   const key = fixedOptionOf(messages, kind, reply, { exact: false });
   if (!key) return undefined;
   return poll.options.find((option) => fixedOptionOf(messages, kind, option, { exact: true }) === key);
+}
+
+/**
+ * The option a reply designates: its 1-based number ("2", "2.", "2)") or its exact text, ignoring case and
+ * surrounding space and punctuation. Anything else (a sentence that merely contains an option) is undefined: the
+ * model reads free text, a poll answer is never guessed out of it.
+ */
+export function matchPollOption(reply: string, options: readonly string[]): string | undefined {
+  const trimmed = reply.trim();
+  const number = /^(\d{1,2})[.)]?$/.exec(trimmed);
+  if (number) return options[Number(number[1]) - 1];
+  const normalise = (text: string): string =>
+    text
+      .trim()
+      .replace(/[.!]+$/u, '')
+      .toLocaleLowerCase();
+  const wanted = normalise(trimmed);
+  return options.find((option) => normalise(option) === wanted);
 }
 
 /** `openPolls` newest first; `numberedRun` the latest run of polls numbered on, oldest first. */

@@ -16,7 +16,6 @@ import type { MessageCatalogue, MessageKey } from '../i18n/message-catalogue.ts'
 import type { ParticipantService } from '../participants/participant-service.ts';
 import type { Clock } from '../scheduling/clock.ts';
 import type { InboundMessage, Store } from '../store/store.ts';
-import type { ChannelRegistry } from './channel-registry.ts';
 import { unansweredMessageEntry } from './inbound-transcript.ts';
 
 export const OPTED_OUT_EVENT = 'participant-opted-out';
@@ -49,7 +48,8 @@ export function createOptOutHandler(options: {
   clock: Clock;
   participants: Pick<ParticipantService, 'update'>;
   messenger: Messenger;
-  channels: ChannelRegistry;
+  /** The enabled channels (`channels/channel-registry.ts`): whether the participant's channel confirms opt-outs. */
+  channels: { channelFor(name: string | undefined): { readonly confirmsOptOut?: boolean } | undefined };
   keywords: OptOutKeywords;
   log: Log;
   /** The confirmations in the participant's language; defaults to the built-in catalogues. */
