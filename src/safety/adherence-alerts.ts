@@ -23,7 +23,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Each rule's alert names its rule and the episode's start: what makes an alert once per episode, and what the
- * roster's filter finds (ADHERENCE_RULE_PATTERNS in store/dashboard-reads.ts, held to these words by a test).
+ * roster's filter finds (ADHERENCE_RULE_PATTERNS in store/ports/roster-reads.ts, held to these words by a test).
  */
 export const adherenceRuleText = {
   missedPrompts: (count: number, since: Date) => `${count} daily prompts unanswered since ${since.toISOString()}`,

@@ -9,7 +9,6 @@
  * job leased to an instance that died is not waited for: a live instance's heartbeat puts it back to pending (its
  * liveness lock is gone), or it is taken over once the clock passes its lease.
  */
-import type { ClusterCoordinator } from '../store/postgres/postgres-coordinator.ts';
 import type { ManualClock } from './clock.ts';
 import type { JobRunner } from './job-runner.ts';
 
@@ -23,18 +22,30 @@ export interface SharedManualClock {
   advanceTo(target: Date): Promise<number>;
 }
 
+/**
+ * What the shared clock needs of the instances' coordinator: the shared time, the jobs every instance is running, a
+ * cluster-wide lock and the clock's notification. PostgreSQL's cluster coordinator implements it
+ * (store/postgres/postgres-coordinator.ts; the composition root passes it in).
+ */
+export interface ClockCoordinator {
+  /** The shared time: created with `start` when absent; returns the current shared time. */
+  initClock(start: Date): Promise<Date>;
+  readClock(): Promise<Date | undefined>;
+  /** Moves the shared time forward (never back) and tells every instance; returns the new shared time. */
+  advanceClock(instant: Date): Promise<Date>;
+  /** Jobs due at `now` that are not finished: pending ones, and running ones on a live instance under a valid lease. */
+  countUnfinishedDue(now: Date): Promise<{ pending: number; running: number }>;
+  /** The next instant after `now` at which a job becomes claimable. */
+  nextClaimableAfter(now: Date): Promise<Date | undefined>;
+  /** Serialises `work` across every instance. */
+  withClusterLock<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /** Calls `listener` whenever any instance moves the shared time. */
+  onNotification(topic: 'clock', listener: () => void): void;
+}
+
 export function createSharedManualClock(options: {
   clock: ManualClock;
-  coordinator: Pick<
-    ClusterCoordinator,
-    | 'initClock'
-    | 'readClock'
-    | 'advanceClock'
-    | 'countUnfinishedDue'
-    | 'nextClaimableAfter'
-    | 'withClusterLock'
-    | 'onNotification'
-  >;
+  coordinator: ClockCoordinator;
   runner: Pick<JobRunner, 'runDue' | 'notify'>;
   onError?: (error: unknown) => void;
 }): SharedManualClock {

@@ -9,7 +9,7 @@
  */
 import { ParticipantStatus } from '../domain/participant.ts';
 import { localDateOf } from '../research/export/tables/daily-outcomes.ts';
-import type { AdherenceRow } from '../store/dashboard-reads.ts';
+import type { AdherenceRow } from '../store/ports/roster-reads.ts';
 
 export type CellState = 'done' | 'answered' | 'no-answer' | 'paused' | 'not-sent' | 'blank';
 

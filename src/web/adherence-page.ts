@@ -1,6 +1,6 @@
 /** The adherence grid's HTML: one row per participant, one cell per local study day, sortable, keyset-paged. */
 import { PARTICIPANT_STATUSES } from '../domain/participant.ts';
-import type { AdherenceKey, AdherencePage, AdherenceSort } from '../store/dashboard-reads.ts';
+import type { AdherenceKey, AdherencePage, AdherenceSort } from '../store/ports/roster-reads.ts';
 import { adherenceCells, CELL_WORDS, type CellState } from './adherence-cells.ts';
 import { layout, type PageContext } from './dashboard-pages.ts';
 import { html, type SafeHtml } from './html.ts';

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
-import { ADHERENCE_SORTS, type AdherenceSort } from '../store/dashboard-reads.ts';
+import { ADHERENCE_SORTS, type AdherenceSort } from '../store/ports/roster-reads.ts';
 import type { Store } from '../store/store.ts';
 import { adherencePage, parseAdherenceKey } from './adherence-page.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';

@@ -4,7 +4,7 @@
  * before today no longer changes (calls and failures are stamped with the time they happen, and the study clock only
  * moves forward), so its usage is read once and kept: a load reads today's and any date not kept yet.
  */
-import type { ParticipantCounts, StudyDayFigures, UsageFigures } from '../store/dashboard-reads.ts';
+import type { ParticipantCounts, StudyDayFigures, UsageFigures } from '../store/ports/roster-reads.ts';
 import type { Store } from '../store/store.ts';
 
 export const OVERVIEW_DAYS = 14;

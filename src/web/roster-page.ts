@@ -1,6 +1,6 @@
 /** The roster page's HTML: filters, the table of participants and the keyset pager. */
 import { PARTICIPANT_STATUSES } from '../domain/participant.ts';
-import type { AdherenceAlertFilter, RosterKey, RosterPage } from '../store/dashboard-reads.ts';
+import type { AdherenceAlertFilter, RosterKey, RosterPage } from '../store/ports/roster-reads.ts';
 import type { RosterRow } from '../store/store.ts';
 import { layout, type PageContext, SUB_STATES } from './dashboard-pages.ts';
 import { html, type SafeHtml } from './html.ts';

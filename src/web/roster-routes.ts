@@ -2,7 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
-import { ADHERENCE_ALERT_FILTERS, type AdherenceAlertFilter, type RosterPosition } from '../store/dashboard-reads.ts';
+import {
+  ADHERENCE_ALERT_FILTERS,
+  type AdherenceAlertFilter,
+  type RosterPosition,
+} from '../store/ports/roster-reads.ts';
 import type { Store } from '../store/store.ts';
 import type { TrialService } from '../trials/trial-service.ts';
 import { SUB_STATES } from './dashboard-pages.ts';

@@ -1,5 +1,5 @@
 /**
- * The dashboard part of the store contract (`src/store/dashboard-reads.ts`): the roster (roster-store-contract.ts),
+ * The dashboard part of the store contract (`src/store/ports/roster-reads.ts`): the roster (roster-store-contract.ts),
  * the study-day summary kept by events and transcript entries, the overview's figures and the adherence grid. Called
  * from `describeStoreContract`, so it runs on every adapter.
  */

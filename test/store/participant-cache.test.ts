@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Participant } from '../../src/domain/participant.ts';
-import { withParticipantCache } from '../../src/store/participant-cache.ts';
+import { withParticipantCache } from '../../src/store/sqlite/participant-cache.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { participantFixture } from '../support/participant-fixture.ts';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withRecentTranscriptCache } from '../../src/store/recent-transcript-cache.ts';
+import { withRecentTranscriptCache } from '../../src/store/sqlite/recent-transcript-cache.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { NewTranscriptEntry, Store, TranscriptEntry, TranscriptKind } from '../../src/store/store.ts';
 

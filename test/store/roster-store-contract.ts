@@ -1,7 +1,7 @@
 /** The roster part of the dashboard's store contract: filters, per-row columns and keyset pages. */
 import { describe, expect, it } from 'vitest';
 import type { Participant } from '../../src/domain/participant.ts';
-import type { RosterFilter } from '../../src/store/dashboard-reads.ts';
+import type { RosterFilter } from '../../src/store/ports/roster-reads.ts';
 import type { NewTranscriptEntry, Store } from '../../src/store/store.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
 

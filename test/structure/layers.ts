@@ -8,10 +8,19 @@ export const LAYERS: readonly { name: string; paths: string[] }[] = [
   // What every layer may use: the settings, the log and metrics, the message catalogues, the outbound HTTP client.
   { name: 'ground', paths: ['^src/config[.]ts$', '^src/config/', '^src/i18n/', '^src/observability/', '^src/http/'] },
   // One conversation turn and time: the engine, its tools, the job runner and timers, the model port and adapters,
-  // trials; and the storage port (the files directly in store/: the Store interface, the participant lock, caches).
+  // trials; and the storage port (the files directly in store/: the Store interface, the participant lock, caches; and
+  // store/ports/: the repositories per consumer).
   {
     name: 'core',
-    paths: ['^src/engine/', '^src/tools/', '^src/scheduling/', '^src/llm/', '^src/trials/', '^src/store/[^/]+$'],
+    paths: [
+      '^src/engine/',
+      '^src/tools/',
+      '^src/scheduling/',
+      '^src/llm/',
+      '^src/trials/',
+      '^src/store/[^/]+$',
+      '^src/store/ports/',
+    ],
   },
   // The adapters (store/sqlite, postgres, kysely, migrations; the channels) and the services over the core that the
   // API, the dashboard, the channels and the CLI share: the inbound pipeline, participants, safety, research, staff,
@@ -19,7 +28,7 @@ export const LAYERS: readonly { name: string; paths: string[] }[] = [
   {
     name: 'services',
     paths: [
-      '^src/store/.+/',
+      '^src/store/(?!ports/).+/',
       '^src/channels/',
       '^src/inbound/',
       '^src/participants/',

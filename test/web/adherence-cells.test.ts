@@ -1,6 +1,6 @@
 /** What each cell of the adherence grid says, from a participant's study days and inactive spans, in their zone. */
 import { describe, expect, it } from 'vitest';
-import type { AdherenceRow } from '../../src/store/dashboard-reads.ts';
+import type { AdherenceRow } from '../../src/store/ports/roster-reads.ts';
 import { adherenceCells } from '../../src/web/adherence-cells.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
 

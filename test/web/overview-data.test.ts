@@ -1,6 +1,6 @@
 /** The overview's 14 days: every date shown (zeros included), and closed UTC dates' usage read only once. */
 import { describe, expect, it } from 'vitest';
-import type { StudyDayRepository, UsageFigures } from '../../src/store/dashboard-reads.ts';
+import type { StudyDayRepository, UsageFigures } from '../../src/store/ports/roster-reads.ts';
 import { createOverviewData } from '../../src/web/overview-data.ts';
 
 function fakeStudyDays(usage: UsageFigures[]) {

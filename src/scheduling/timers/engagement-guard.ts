@@ -10,12 +10,10 @@
  *   `engagement-changed` events.
  */
 import { DataKey, type StateData } from '../../domain/data-keys.ts';
+import { EngagementState } from '../../domain/engagement-state.ts';
 import { readData, writeData } from '../../engine/participant-data.ts';
 import type { StoreRepositories } from '../../store/store.ts';
 import type { TimerConfig } from './timer-dependencies.ts';
-
-export const EngagementState = { ACTIVE: 'active', IDLE: 'idle' } as const;
-export type EngagementState = (typeof EngagementState)[keyof typeof EngagementState];
 
 export function engagementStateOf(data: StateData): EngagementState {
   return data[DataKey.engagementState] === EngagementState.IDLE ? EngagementState.IDLE : EngagementState.ACTIVE;

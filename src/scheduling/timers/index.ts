@@ -41,7 +41,7 @@ import { cancelAllParticipantJobs } from './participant-jobs.ts';
 import { ALL_TIMER_FEATURES, type TimerDependencies, type TimerFeatures } from './timer-dependencies.ts';
 import { TimerJobKind } from './timer-jobs.ts';
 
-export { EngagementState, recordProactiveSent, shouldSendDailyPrompt } from './engagement-guard.ts';
+export { recordProactiveSent, shouldSendDailyPrompt } from './engagement-guard.ts';
 export { cancelPendingFeedback } from './feedback-timers.ts';
 export { cancelAllParticipantJobs } from './participant-jobs.ts';
 export { DEFAULT_TIMER_CONFIG, type TimerConfig, type TimerDependencies } from './timer-dependencies.ts';

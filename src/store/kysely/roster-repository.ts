@@ -7,7 +7,8 @@
  * filters.
  */
 import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
-import { EngagementState } from '../../scheduling/timers/engagement-guard.ts';
+import { EngagementState } from '../../domain/engagement-state.ts';
+import { studyDaySql } from '../migrations/study-day-sql.ts';
 import {
   ADHERENCE_RULE_PATTERNS,
   type RosterFilter,
@@ -15,8 +16,7 @@ import {
   type RosterPage,
   type RosterPosition,
   type RosterRow,
-} from '../dashboard-reads.ts';
-import { studyDaySql } from '../migrations/study-day-sql.ts';
+} from '../ports/roster-reads.ts';
 import type { RosterRepository, TranscriptKind } from '../store.ts';
 import { fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';

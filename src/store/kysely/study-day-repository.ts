@@ -6,8 +6,8 @@
  */
 import { type Kysely, sql } from 'kysely';
 import { ParticipantStatus } from '../../domain/participant.ts';
-import type { AdherenceQuery, AdherenceRow, StudyDayRepository, UsageFigures } from '../dashboard-reads.ts';
 import { studyDaySql } from '../migrations/study-day-sql.ts';
+import type { AdherenceQuery, AdherenceRow, StudyDayRepository, UsageFigures } from '../ports/roster-reads.ts';
 import { fromOptionalTimestamp, fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
 import { literalLimit } from './literal-limit.ts';

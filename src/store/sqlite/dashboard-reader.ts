@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { AppError, type AppErrorCode } from '../../domain/errors.ts';
-import type { RosterRepository, StudyDayRepository } from '../dashboard-reads.ts';
+import type { RosterRepository, StudyDayRepository } from '../ports/roster-reads.ts';
 import type {
   DashboardReadRequest,
   DashboardReadResponse,

@@ -17,7 +17,7 @@
  * Never use it for PostgreSQL: other processes write the same rows.
  */
 import { LRUCache } from 'lru-cache';
-import type { Store, TranscriptEntry, TranscriptRepository } from './store.ts';
+import type { Store, TranscriptEntry, TranscriptRepository } from '../store.ts';
 
 /** Participants kept; past this the least recently used are dropped. A few small entries each. */
 const DEFAULT_CAPACITY = 1_000;

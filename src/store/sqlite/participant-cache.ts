@@ -16,8 +16,8 @@
  * Never use it for PostgreSQL: other processes write the same rows.
  */
 import { LRUCache } from 'lru-cache';
-import type { Participant } from '../domain/participant.ts';
-import type { ParticipantRepository, Store } from './store.ts';
+import type { Participant } from '../../domain/participant.ts';
+import type { ParticipantRepository, Store } from '../store.ts';
 
 /** Participants kept; past this the least recently used are dropped. Rows are small (a few hundred bytes). */
 const DEFAULT_CAPACITY = 10_000;

@@ -1,5 +1,5 @@
 /**
- * The dashboard's reads (part of the storage port, `store.ts`): the roster, the overview's figures and the adherence
+ * The dashboard's reads (the roster's part of the storage port, `../store.ts`): the roster, the overview's figures and the adherence
  * grid. Each is a few indexed queries whose cost does not grow with the study's history or the page's position: the
  * per-participant and per-day figures come from the study-day summary (migration 022), kept as events happen, and
  * pages are keyset pages. On SQLite the store runs them on a worker thread with its own read-only connection
@@ -10,8 +10,8 @@
  * - answered: the participant wrote anything during the study day; done: they answered the Done poll "Done".
  * - adherence: Done days ÷ prompts sent, over the whole study.
  */
-import type { Participant, ParticipantStatus } from '../domain/participant.ts';
-import type { TranscriptKind } from './store.ts';
+import type { Participant, ParticipantStatus } from '../../domain/participant.ts';
+import type { TranscriptKind } from './conversation-store.ts';
 
 /** The roster's adherence-alert filter: any unresolved adherence alert, or one rule's. */
 export const ADHERENCE_ALERT_FILTERS = ['any', 'missed-prompts', 'silent-days'] as const;
@@ -171,4 +171,11 @@ export interface StudyDayRepository {
   usageByUtcDate(from: Date, to: Date): Promise<UsageFigures[]>;
   participantCounts(): Promise<ParticipantCounts>;
   adherencePage(query: AdherenceQuery): Promise<AdherencePage>;
+}
+
+/** The dashboard's read repositories. */
+export interface RosterReadRepositories {
+  /** The dashboard's roster, overview and adherence grid. */
+  readonly roster: RosterRepository;
+  readonly studyDays: StudyDayRepository;
 }
