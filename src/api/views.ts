@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { Participant } from '../domain/participant.ts';
 import type { HistoryEntry, ParticipantStateView } from '../participants/participant-service.ts';
 import { provenanceJson } from '../research/provenance/provenance-view.ts';
-import type { LlmCall } from '../store/store.ts';
+import type { LlmCall } from '../store/ports/conversation-store.ts';
 import type { historyEntrySchema, participantSchema, stateSchema } from './schemas.ts';
 
 export type ParticipantJson = z.infer<typeof participantSchema>;

@@ -15,7 +15,7 @@ import type { Log } from '../domain/log.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
-import type { Job } from '../store/store.ts';
+import type { Job } from '../store/ports/job-queue.ts';
 import {
   type Channel,
   DeliveryDeferredError,

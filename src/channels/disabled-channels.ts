@@ -5,7 +5,7 @@
  * with {@link channelNotEnabledMessage}, and the server names them at start-up.
  */
 import type { Log } from '../domain/log.ts';
-import type { ParticipantRepository } from '../store/store.ts';
+import type { ParticipantRepository } from '../store/ports/conversation-store.ts';
 import { type Channel, PermanentDeliveryError } from './channel.ts';
 import { CONSOLE_CHANNEL } from './console/console-channel.ts';
 

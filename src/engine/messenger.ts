@@ -3,7 +3,7 @@
  * transcript (and, for conversational text, nothing else: the working history is the engine's job) and hands it to
  * the durable outbox for delivery over the participant's channel. The fake records what was sent.
  */
-import type { TranscriptKind } from '../store/store.ts';
+import type { TranscriptKind } from '../store/ports/conversation-store.ts';
 
 export interface SendOptions {
   /** `reply`, `proactive`, `poll`, `debug`, `organiser`, `notice`. */

@@ -4,7 +4,7 @@
  * `inbound-service.ts`.
  */
 import type { PollAnswer } from '../domain/polls.ts';
-import type { Job } from '../store/store.ts';
+import type { Job } from '../store/ports/job-queue.ts';
 
 /** A participant's message as a channel hands it to PromptPipe. */
 export interface ChannelInboundMessage {

@@ -6,7 +6,7 @@
  * Increase`. So a bare number names exactly one option of the run, whichever poll the participant answers. A run ends
  * at any other message; the next run starts again at 1.
  */
-import type { NewTranscriptEntry } from '../store/store.ts';
+import type { NewTranscriptEntry } from '../store/ports/conversation-store.ts';
 
 export interface RecordedPoll {
   /** The poll's outbound id. */

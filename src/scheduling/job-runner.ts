@@ -9,7 +9,7 @@
  * Handlers run under the participant's lock (when the job has a participant) and MUST re-check their precondition
  * before acting: the state may have changed since the job was enqueued (a reply races a due reminder).
  */
-import type { Job, JobClaim } from '../store/store.ts';
+import type { Job, JobClaim } from '../store/ports/job-queue.ts';
 
 /**
  * Writes a handler leaves for the end of its run, made through the store: the runner calls it inside the unit of

@@ -10,7 +10,7 @@
  * are ended when the server closes.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { TranscriptEntry } from '../store/store.ts';
+import type { TranscriptEntry } from '../store/ports/conversation-store.ts';
 
 const POLL_INTERVAL_MS = 400;
 const HEARTBEAT_MS = 15_000;

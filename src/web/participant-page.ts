@@ -1,7 +1,7 @@
 /** `/dashboard/participants/<id>`: one participant's details, actions, live conversation and recent events. */
 import type { Participant } from '../domain/participant.ts';
 import type { ParticipantStateView } from '../participants/participant-service.ts';
-import type { StoredEvent, TranscriptEntry } from '../store/store.ts';
+import type { StoredEvent, TranscriptEntry } from '../store/ports/conversation-store.ts';
 import { csrfField, layout, type PageContext } from './dashboard-pages.ts';
 import { html, type SafeHtml } from './html.ts';
 import { eventsTable, profileSection, schedulesSection, type TimeSetting } from './participant-details.ts';

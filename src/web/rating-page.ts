@@ -5,8 +5,8 @@
  */
 import type { Participant } from '../domain/participant.ts';
 import type { Rubric } from '../research/ratings/rubric.ts';
+import type { TranscriptEntry } from '../store/ports/conversation-store.ts';
 import type { Rating } from '../store/ratings-records.ts';
-import type { TranscriptEntry } from '../store/store.ts';
 import { csrfField, layout, localTime, type PageContext } from './dashboard-pages.ts';
 import { html, type SafeHtml } from './html.ts';
 

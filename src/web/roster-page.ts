@@ -1,7 +1,6 @@
 /** The roster page's HTML: filters, the table of participants and the keyset pager. */
 import { PARTICIPANT_STATUSES } from '../domain/participant.ts';
-import type { AdherenceAlertFilter, RosterKey, RosterPage } from '../store/ports/roster-reads.ts';
-import type { RosterRow } from '../store/store.ts';
+import type { AdherenceAlertFilter, RosterKey, RosterPage, RosterRow } from '../store/ports/roster-reads.ts';
 import { layout, type PageContext, SUB_STATES } from './dashboard-pages.ts';
 import { html, type SafeHtml } from './html.ts';
 import { armCell, armFilterControl, armHeader, type RosterArms } from './roster-arms.ts';

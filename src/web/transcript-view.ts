@@ -3,7 +3,7 @@
  * the participant's web chat sees only what was said to them or by them, with polls as buttons.
  */
 import { parseRecordedPoll } from '../inbound/recorded-polls.ts';
-import type { TranscriptEntry } from '../store/store.ts';
+import type { TranscriptEntry } from '../store/ports/conversation-store.ts';
 import { html, type SafeHtml } from './html.ts';
 import { zonedTime } from './zoned-time.ts';
 

@@ -15,7 +15,7 @@ import { queueRecipientOptOut } from '../channels/recipient-opt-out.ts';
 import { wakeHeldDeliveries, withDeliveryHold } from '../channels/whatsapp-web/delivery-hold.ts';
 import { WHATSAPP_WEB_CHANNEL } from '../channels/whatsapp-web/whatsapp-web-channel.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
-import type { Job } from '../store/store.ts';
+import type { Job } from '../store/ports/job-queue.ts';
 import type { Core } from './application.ts';
 import type { ChannelSet } from './channels.ts';
 

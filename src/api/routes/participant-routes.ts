@@ -10,7 +10,7 @@ import { ok } from '../../http/envelope.ts';
 import { envelope, errorResponse } from '../../http/envelope-schemas.ts';
 import type { ParticipantService } from '../../participants/participant-service.ts';
 import { callsById } from '../../research/provenance/provenance-view.ts';
-import type { LlmCallRepository } from '../../store/store.ts';
+import type { LlmCallRepository } from '../../store/ports/conversation-store.ts';
 import { COMMON_ERRORS } from '../openapi.ts';
 import {
   deleteQuerySchema,

@@ -13,7 +13,7 @@ import type {
   SignalDataTypeMap,
 } from '@whiskeysockets/baileys';
 import type { Clock } from '../../scheduling/clock.ts';
-import type { WhatsAppAuthEntry, WhatsAppAuthRepository } from '../../store/store.ts';
+import type { WhatsAppAuthEntry, WhatsAppAuthRepository } from '../../store/ports/whatsapp-auth.ts';
 
 const CREDS_CATEGORY = 'creds';
 const CREDS_KEY = '';

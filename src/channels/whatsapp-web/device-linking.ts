@@ -6,7 +6,7 @@
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import type { Clock } from '../../scheduling/clock.ts';
-import type { WhatsAppAuthRepository } from '../../store/store.ts';
+import type { WhatsAppAuthRepository } from '../../store/ports/whatsapp-auth.ts';
 import type { ConnectionLease } from './connection-lease.ts';
 import { credsAreLinked, loadDatabaseAuthState, readStoredCreds } from './database-auth-state.ts';
 import { jidToPhone } from './whatsapp-jid.ts';

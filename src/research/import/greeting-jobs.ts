@@ -6,7 +6,7 @@
 import type { NewId } from '../../domain/ids.ts';
 import type { ConversationFlow } from '../../engine/conversation-flow.ts';
 import type { JobHandler } from '../../scheduling/job-runner.ts';
-import type { JobRepository } from '../../store/store.ts';
+import type { JobRepository } from '../../store/ports/job-queue.ts';
 
 export const ENROLL_GREETING_JOB = 'enroll_greeting';
 

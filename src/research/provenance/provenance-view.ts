@@ -1,5 +1,5 @@
 /** The JSON shape of an LLM call's provenance, shared by the history endpoint and the export. */
-import type { LlmCall } from '../../store/store.ts';
+import type { LlmCall } from '../../store/ports/conversation-store.ts';
 
 export interface ProvenanceJson {
   llm_call_id: number;

@@ -3,7 +3,7 @@
  * `configuration-recorded` event, so a study can show what ran when.
  */
 import type { Config } from '../../config.ts';
-import type { EventRepository } from '../../store/store.ts';
+import type { EventRepository } from '../../store/ports/conversation-store.ts';
 import { type PromptSource, promptVersion } from './prompt-version.ts';
 
 export const CONFIGURATION_RECORDED_EVENT = 'configuration-recorded';

@@ -8,7 +8,7 @@ import { DataKey } from '../../domain/data-keys.ts';
 import type { DelayedTransitionScheduler } from '../../engine/delayed-transitions.ts';
 import { writeData } from '../../engine/participant-data.ts';
 import { transitionInTransaction } from '../../engine/state-transition.ts';
-import type { Job } from '../../store/store.ts';
+import type { Job } from '../../store/ports/job-queue.ts';
 import { runTimerJob } from './run-timer-job.ts';
 import type { TimerDependencies } from './timer-dependencies.ts';
 import { enqueueTimerJob, TIMER_ID_DATA_KEY, TimerJobKind } from './timer-jobs.ts';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { BroadcastRepository } from '../store.ts';
+import type { BroadcastRepository } from '../ports/research-reads.ts';
 import { fromJson, fromTimestamp, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
 

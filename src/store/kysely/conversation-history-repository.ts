@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ConversationHistoryRepository } from '../store.ts';
+import type { ConversationHistoryRepository } from '../ports/conversation-store.ts';
 import type { Database } from './database.ts';
 import { inTransaction } from './in-transaction.ts';
 import {

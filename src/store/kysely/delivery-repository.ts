@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DeliveryRecord, DeliveryRepository } from '../store.ts';
+import type { DeliveryRecord, DeliveryRepository } from '../ports/channel-records.ts';
 import { fromTimestamp, optionalField, toTimestamp } from './column-codecs.ts';
 import type { Database, DeliveriesTable } from './database.ts';
 import { insertDeliveryRow } from './sql/turn-records.ts';

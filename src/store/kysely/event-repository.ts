@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { EventRepository, StoredEvent } from '../store.ts';
+import type { EventRepository, StoredEvent } from '../ports/conversation-store.ts';
 import { fromJson, fromTimestamp, optionalField, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, EventsTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { TopLevelState } from '../../domain/conversation-state.ts';
 import type { StateData } from '../../domain/data-keys.ts';
 import type { FlowState } from '../../domain/flow-state.ts';
-import type { FlowStateRepository } from '../store.ts';
+import type { FlowStateRepository } from '../ports/conversation-store.ts';
 import { fromJson, fromTimestamp, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, FlowStatesTable } from './database.ts';
 import { flowStateRow, saveFlowStateRow } from './sql/flow-state.ts';

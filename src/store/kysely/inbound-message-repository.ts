@@ -1,5 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { InboundMessage, InboundMessageRepository, NewInboundMessage } from '../store.ts';
+import type { InboundMessage, InboundMessageRepository, NewInboundMessage } from '../ports/inbound-store.ts';
 import {
   fromOptionalJson,
   fromOptionalTimestamp,

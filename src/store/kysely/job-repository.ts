@@ -1,5 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { type Job, type JobRepository, JobStatus } from '../store.ts';
+import { type Job, type JobRepository, JobStatus } from '../ports/job-queue.ts';
 import { fromJson, fromOptionalTimestamp, fromTimestamp, toJson, toTimestamp } from './column-codecs.ts';
 import type { Database, JobsTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { LlmCall, LlmCallRepository, NewLlmCall } from '../store.ts';
+import type { LlmCall, LlmCallRepository, NewLlmCall } from '../ports/conversation-store.ts';
 import { fromTimestamp, optionalField, toTimestamp } from './column-codecs.ts';
 import type { Database, LlmCallsTable } from './database.ts';
 import { insertLlmCallRow } from './sql/turn-records.ts';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { LlmOutageRepository } from '../store.ts';
+import type { LlmOutageRepository } from '../ports/inbound-store.ts';
 import { fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
 import { endLlmOutageRow } from './sql/turn-records.ts';

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { Participant, ParticipantStatus } from '../../domain/participant.ts';
-import type { ParticipantRepository } from '../store.ts';
+import type { ParticipantRepository } from '../ports/conversation-store.ts';
 import { fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database, ParticipantsTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';

@@ -12,7 +12,7 @@
  * Only the event and transcript repositories call it; participants that do not exist (any more) are skipped.
  */
 import { type Kysely, sql } from 'kysely';
-import type { NewEvent, NewTranscriptEntry } from '../store.ts';
+import type { NewEvent, NewTranscriptEntry } from '../ports/conversation-store.ts';
 import { fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
 import { latestStudyDayRow } from './sql/turn-records.ts';

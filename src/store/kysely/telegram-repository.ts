@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { TelegramRepository, TelegramSentMessage } from '../store.ts';
+import type { TelegramRepository, TelegramSentMessage } from '../ports/channel-records.ts';
 import { fromOptionalJson, fromTimestamp, optionalField, toOptionalJson, toTimestamp } from './column-codecs.ts';
 import type { Database, TelegramMessagesTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';

@@ -1,5 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { NewTranscriptEntry, TranscriptEntry, TranscriptRepository, TranscriptToolCall } from '../store.ts';
+import type {
+  NewTranscriptEntry,
+  TranscriptEntry,
+  TranscriptRepository,
+  TranscriptToolCall,
+} from '../ports/conversation-store.ts';
 import { fromOptionalJson, fromTimestamp, optionalField, toOptionalJson, toTimestamp } from './column-codecs.ts';
 import type { Database, TranscriptTable } from './database.ts';
 import { inTransaction } from './in-transaction.ts';

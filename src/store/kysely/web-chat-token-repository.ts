@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { WebChatToken, WebChatTokenRepository } from '../store.ts';
+import type { WebChatToken, WebChatTokenRepository } from '../ports/channel-records.ts';
 import { fromOptionalTimestamp, fromTimestamp, toTimestamp } from './column-codecs.ts';
 import type { Database, WebChatTokensTable } from './database.ts';
 

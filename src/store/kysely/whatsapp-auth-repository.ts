@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { WhatsAppAuthRepository } from '../store.ts';
+import type { WhatsAppAuthRepository } from '../ports/whatsapp-auth.ts';
 import { toTimestamp } from './column-codecs.ts';
 import type { Database } from './database.ts';
 import { inTransaction } from './in-transaction.ts';

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { WhatsAppMessageRepository, WhatsAppPollRecord, WhatsAppSentMessage } from '../store.ts';
+import type { WhatsAppMessageRepository, WhatsAppPollRecord, WhatsAppSentMessage } from '../ports/whatsapp-auth.ts';
 import { fromOptionalJson, fromTimestamp, optionalField, toOptionalJson, toTimestamp } from './column-codecs.ts';
 import type { Database, WhatsAppMessagesTable } from './database.ts';
 

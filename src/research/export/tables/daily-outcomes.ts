@@ -5,7 +5,7 @@
 import { Temporal } from 'temporal-polyfill';
 import { DONE_POLL } from '../../../domain/polls.ts';
 import { DAILY_PROMPT_REMINDER_MESSAGE } from '../../../scheduling/timers/daily-prompt-reminder.ts';
-import type { StoredEvent, TranscriptEntry } from '../../../store/store.ts';
+import type { StoredEvent, TranscriptEntry } from '../../../store/ports/conversation-store.ts';
 import { parsePollText } from '../../stats/poll-text-parse.ts';
 
 export type DoneAnswer = 'Done' | 'Next time' | 'no answer';
