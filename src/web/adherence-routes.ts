@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
+import type { RosterReadRepositories } from '../store/ports/roster-reads.ts';
 import { ADHERENCE_SORTS, type AdherenceSort } from '../store/ports/roster-reads.ts';
-import type { Store } from '../store/store.ts';
 import { adherencePage, parseAdherenceKey } from './adherence-page.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';
 import { addDays } from './overview-data.ts';
@@ -11,7 +11,11 @@ import { addDays } from './overview-data.ts';
 const PAGE_SIZE = 50;
 const DAY_CHOICES = [14, 30] as const;
 
-export function registerAdherenceRoutes(app: FastifyInstance, options: { store: Store }, kit: DashboardRouteKit): void {
+export function registerAdherenceRoutes(
+  app: FastifyInstance,
+  options: { store: RosterReadRepositories },
+  kit: DashboardRouteKit,
+): void {
   app.get('/dashboard/adherence', kit.publicRoute, async (request, reply) => {
     const page = kit.context(request, reply);
     if (!page) return reply;

@@ -4,8 +4,12 @@
  * before today no longer changes (calls and failures are stamped with the time they happen, and the study clock only
  * moves forward), so its usage is read once and kept: a load reads today's and any date not kept yet.
  */
-import type { ParticipantCounts, StudyDayFigures, UsageFigures } from '../store/ports/roster-reads.ts';
-import type { Store } from '../store/store.ts';
+import type {
+  ParticipantCounts,
+  RosterReadRepositories,
+  StudyDayFigures,
+  UsageFigures,
+} from '../store/ports/roster-reads.ts';
 
 export const OVERVIEW_DAYS = 14;
 
@@ -34,7 +38,9 @@ const noUsage = (date: string): UsageFigures => ({
   failedDeliveries: 0,
 });
 
-export function createOverviewData(store: Pick<Store, 'studyDays'>): (now: Date) => Promise<OverviewData> {
+export function createOverviewData(
+  store: Pick<RosterReadRepositories, 'studyDays'>,
+): (now: Date) => Promise<OverviewData> {
   /** The usage of closed UTC dates, by date; only the dates the overview can still show are kept. */
   let closed = new Map<string, UsageFigures>();
 

@@ -1,7 +1,7 @@
 /** `GET /dashboard/overview`: the study's charts over the last 14 days. */
 import type { FastifyInstance } from 'fastify';
 import { PARTICIPANT_STATUSES } from '../domain/participant.ts';
-import type { Store } from '../store/store.ts';
+import type { RosterReadRepositories } from '../store/ports/roster-reads.ts';
 import { SUB_STATES } from './dashboard-pages.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';
 import { createOverviewData, OVERVIEW_DAYS } from './overview-data.ts';
@@ -9,7 +9,11 @@ import { type Bar, barChart, overviewPage } from './overview-page.ts';
 
 const percent = (part: number, whole: number) => (whole === 0 ? '' : ` (${Math.round((part / whole) * 100)} %)`);
 
-export function registerOverviewRoutes(app: FastifyInstance, options: { store: Store }, kit: DashboardRouteKit): void {
+export function registerOverviewRoutes(
+  app: FastifyInstance,
+  options: { store: RosterReadRepositories },
+  kit: DashboardRouteKit,
+): void {
   const overviewData = createOverviewData(options.store);
   app.get('/dashboard/overview', kit.publicRoute, async (request, reply) => {
     const page = kit.context(request, reply);

@@ -6,6 +6,7 @@ import {
   ADHERENCE_ALERT_FILTERS,
   type AdherenceAlertFilter,
   type RosterPosition,
+  type RosterReadRepositories,
 } from '../store/ports/roster-reads.ts';
 import type { Store } from '../store/store.ts';
 import type { TrialService } from '../trials/trial-service.ts';
@@ -42,7 +43,11 @@ function adherenceAlertFilter(text: string | undefined): AdherenceAlertFilter | 
 
 export function registerRosterRoutes(
   app: FastifyInstance,
-  options: { store: Store; channelNames: readonly string[]; trials?: TrialService },
+  options: {
+    store: RosterReadRepositories & Pick<Store, 'allocations'>;
+    channelNames: readonly string[];
+    trials?: TrialService;
+  },
   kit: DashboardRouteKit,
 ): void {
   const { store } = options;
