@@ -4,7 +4,6 @@
  * transitions are unavailable.
  */
 import type { ConversationState } from '../domain/conversation-state.ts';
-import type { Store } from '../store/store.ts';
 
 export interface DelayedTransitionRequest {
   participantId: string;
@@ -18,7 +17,7 @@ export interface DelayedTransitionRequest {
 export interface DelayedTransitionScheduler {
   /**
    * Enqueues (or replaces) the `state_transition:{participantId}` job and stores its id under
-   * `stateTransitionTimerID`, inside the caller's transaction.
+   * `stateTransitionTimerID`, through the scheduler's store: in the caller's unit of work when there is one.
    */
-  schedule(tx: Store, request: DelayedTransitionRequest): Promise<{ jobId: string; runAt: Date }>;
+  schedule(request: DelayedTransitionRequest): Promise<{ jobId: string; runAt: Date }>;
 }

@@ -113,10 +113,10 @@ export function createHabitPromptGenerator(dependencies: {
         if (recordProvenance) await store.transaction(() => recordProvenance());
         return { ok: false, missing: [], error: 'The prompt generator returned an empty prompt.' };
       }
-      const record = async (tx: Store) => {
+      const record = async () => {
         await response.recordProvenance?.();
-        await writeData(tx, participantId, { [DataKey.lastHabitPrompt]: prompt }, now);
-        await tx.events.record({
+        await writeData(store, participantId, { [DataKey.lastHabitPrompt]: prompt }, now);
+        await store.events.record({
           participantId,
           type: 'habit-prompt-generated',
           data: { delivery_mode: options.deliveryMode, prompt, model: llm.model, warnings },

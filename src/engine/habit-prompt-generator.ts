@@ -2,8 +2,6 @@
  * The habit-prompt generator's port, shared by the `generate_habit_prompt` tool (in conversation) and the
  * scheduler (daily delivery). Implemented by `createHabitPromptGenerator` in `habit-prompt-generator-service.ts`.
  */
-import type { Store } from '../store/store.ts';
-
 export type DeliveryMode = 'immediate' | 'scheduled';
 
 export type HabitPromptOutcome =
@@ -13,9 +11,10 @@ export type HabitPromptOutcome =
       warnings: string[];
       /**
        * Only when `deferRecord` was asked: the generation's writes (the call's provenance, `lastHabitPrompt`, the
-       * `habit-prompt-generated` event), for the caller to run in the transaction that keeps the prompt.
+       * `habit-prompt-generated` event), through the generator's store: the caller runs them in the unit of work that
+       * keeps the prompt.
        */
-      record?: (tx: Store) => Promise<void>;
+      record?: () => Promise<void>;
     }
   /** `missing` names the mandatory profile fields that are empty (prompt_anchor, preferred_time). */
   | { ok: false; error: string; missing: string[] };

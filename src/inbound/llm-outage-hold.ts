@@ -49,8 +49,11 @@ export interface LlmOutageHold {
    * schedules its own next attempt.
    */
   hold(inbound: InboundMessage, participant: Participant, error: string, retrying: boolean): Promise<void>;
-  /** In the transaction that marks `inbound` processed after its turn was answered: the outage, if any, is over. */
-  answered(tx: Store, inbound: InboundMessage): Promise<void>;
+  /**
+   * In the unit of work that marks `inbound` processed after its turn was answered (it joins it): the outage, if any,
+   * is over.
+   */
+  answered(inbound: InboundMessage): Promise<void>;
   /**
    * The `llm_outage_retry` job: `drain` processes the held messages in arrival order; while the model is still down,
    * the next attempt (back-off), and past `LLM_OUTAGE_RETRY_FOR` the held messages fail.
@@ -147,21 +150,23 @@ export function createLlmOutageHold(dependencies: {
       else log.info({ inboundId: inbound.id, participantId, error }, 'model still unavailable: message held');
     },
 
-    async answered(tx, inbound) {
+    answered(inbound) {
       const { participantId } = inbound;
-      if (await tx.llmOutages.end(participantId)) {
-        const now = clock.now();
-        // Its messages are being answered: the retry waiting for them has nothing left to do.
-        await tx.jobs.cancelByKey(llmOutageDedupKey(participantId), now);
-        await tx.events.record({
-          participantId,
-          type: 'llm-outage-ended',
-          data: {},
-          sourceMessageId: inbound.id,
-          createdAt: now,
-        });
-      }
-      if (inbound.lastError) tx.afterCommit(() => count('recovered'));
+      return store.transaction(async () => {
+        if (await store.llmOutages.end(participantId)) {
+          const now = clock.now();
+          // Its messages are being answered: the retry waiting for them has nothing left to do.
+          await store.jobs.cancelByKey(llmOutageDedupKey(participantId), now);
+          await store.events.record({
+            participantId,
+            type: 'llm-outage-ended',
+            data: {},
+            sourceMessageId: inbound.id,
+            createdAt: now,
+          });
+        }
+        if (inbound.lastError) store.afterCommit(() => count('recovered'));
+      });
     },
 
     async retry(job, drain) {

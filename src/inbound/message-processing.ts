@@ -95,7 +95,7 @@ export function createMessageProcessor(options: MessageProcessingOptions): Messa
     let marked = false;
     const markAnswered = async (tx: Store): Promise<void> => {
       await tx.inbound.markProcessed(inbound.id, clock.now());
-      await outage?.answered(tx, inbound);
+      await outage?.answered(inbound);
     };
     await flow.handleMessage({
       participantId: participant.id,

@@ -134,7 +134,7 @@ export function createScheduleHandler(options: ScheduleHandlerOptions): JobHandl
     }
     const now = clock.now();
     const next = await store.transaction(async (tx) => {
-      const sent = made ? await sender.sendWithin(tx, participantId, made, SCHEDULE_MODULE) : undefined;
+      const sent = made ? await sender.sendLocked(participantId, made, SCHEDULE_MODULE) : undefined;
       const nextJob = await enqueueOccurrence(tx, payload, { participantId, after: now, now, newId });
       await tx.events.record({
         participantId,

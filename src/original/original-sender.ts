@@ -42,8 +42,11 @@ export interface OriginalSender {
   make(content: PromptContent, participantId?: string): Promise<MadeMessage>;
   /** Sends a made message under the participant's lock. */
   send(participant: Participant, made: MadeMessage, module: string): Promise<SentMessage>;
-  /** Sends a made message in `tx`; the caller holds the participant's lock (a job handler). */
-  sendWithin(tx: Store, participantId: string, made: MadeMessage, module: string): Promise<SentMessage>;
+  /**
+   * Sends a made message in the caller's unit of work (one of its own outside one); the caller holds the
+   * participant's lock (a job handler).
+   */
+  sendLocked(participantId: string, made: MadeMessage, module: string): Promise<SentMessage>;
 }
 
 export interface OriginalSenderOptions {
@@ -121,17 +124,19 @@ export function createOriginalSender(options: OriginalSenderOptions): OriginalSe
     }
   }
 
-  async function sendWithin(tx: Store, participantId: string, made: MadeMessage, module: string) {
-    const sent = await messenger.send(participantId, made.message, {
-      kind: made.message.type === 'poll' ? 'poll' : 'organiser',
-      module,
-      ...(made.llmCallId === undefined ? {} : { llmCallId: made.llmCallId }),
-      ...(made.model ? { model: made.model } : {}),
+  function sendLocked(participantId: string, made: MadeMessage, module: string): Promise<SentMessage> {
+    return store.transaction(async () => {
+      const sent = await messenger.send(participantId, made.message, {
+        kind: made.message.type === 'poll' ? 'poll' : 'organiser',
+        module,
+        ...(made.llmCallId === undefined ? {} : { llmCallId: made.llmCallId }),
+        ...(made.model ? { model: made.model } : {}),
+      });
+      // The participant saw it from the coach's number: the model must know it was said.
+      const timestamp = clock.now().toISOString();
+      await appendToHistory(store, participantId, [{ role: 'assistant', content: made.historyText, timestamp }]);
+      return sent;
     });
-    // The participant saw it from the coach's number: the model must know it was said.
-    const timestamp = clock.now().toISOString();
-    await appendToHistory(tx, participantId, [{ role: 'assistant', content: made.historyText, timestamp }]);
-    return sent;
   }
 
   async function send(participant: Participant, made: MadeMessage, module: string): Promise<SentMessage> {
@@ -141,8 +146,8 @@ export function createOriginalSender(options: OriginalSenderOptions): OriginalSe
         `participant ${participant.id} (${participant.phoneNumber}) has withdrawn: no messages are sent to them`,
       );
     }
-    return lock.run(participant.id, () => store.transaction((tx) => sendWithin(tx, participant.id, made, module)));
+    return lock.run(participant.id, () => sendLocked(participant.id, made, module));
   }
 
-  return { recipient, make, send, sendWithin };
+  return { recipient, make, send, sendLocked };
 }

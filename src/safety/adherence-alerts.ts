@@ -72,19 +72,17 @@ export function createAdherenceAlerts(options: {
   async function raiseOnce(participant: Participant, rule: string, reason: string): Promise<void> {
     const earlier = await store.alerts.list({ participantId: participant.id, limit: 1000 });
     if (earlier.some((alert) => alert.kind === 'adherence' && alert.rule === rule)) return;
-    await store.transaction((tx) =>
-      alerts.raise(tx, {
-        participantId: participant.id,
-        kind: 'adherence',
-        detector: 'adherence',
-        rule,
-        score: undefined,
-        urgency: 'normal',
-        reason,
-        sourceMessageId: undefined,
-        review: false,
-      }),
-    );
+    await alerts.raise({
+      participantId: participant.id,
+      kind: 'adherence',
+      detector: 'adherence',
+      rule,
+      score: undefined,
+      urgency: 'normal',
+      reason,
+      sourceMessageId: undefined,
+      review: false,
+    });
   }
 
   async function check(participant: Participant, now: Date): Promise<void> {

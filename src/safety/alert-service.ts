@@ -31,8 +31,8 @@ export type AlertInput = Omit<NewAlert, 'id' | 'createdAt'> & {
 export type HeldTurnChoice = 'run' | 'discard';
 
 export interface AlertService {
-  /** Within `tx` (a transaction store). Returns the new alert's id. */
-  raise(tx: Store, input: AlertInput): Promise<string>;
+  /** In the caller's unit of work when there is one (the alert commits with its cause). Returns the new alert's id. */
+  raise(input: AlertInput): Promise<string>;
   acknowledge(id: string, by: string, note: string | undefined): Promise<Alert>;
   /**
    * Resolving the last unresolved alert of a participant ends their staff review, and releases the coach's turn held
@@ -78,37 +78,40 @@ export function createAlertService(options: {
   }
 
   return {
-    async raise(tx, input) {
-      const now = clock.now();
-      const id = newId('alert');
-      const { review, dashboardOnly, ...fields } = input;
-      const routes = dashboardOnly ? [] : options.routes;
-      await tx.alerts.create({ ...fields, id, createdAt: now }, ['dashboard', ...routes]);
-      for (const route of routes) {
-        await tx.jobs.enqueue(
-          {
-            id: newId('job'),
-            kind: ALERT_DELIVERY_JOB,
-            ...(input.participantId ? { participantId: input.participantId } : {}),
-            runAt: now,
-            payload: { alertId: id, route },
-            maxAttempts: ALERT_DELIVERY_ATTEMPTS,
-            dedupKey: `${ALERT_DELIVERY_JOB}:${id}:${route}`,
-          },
-          now,
-        );
-      }
-      if (review && input.participantId) await tx.alerts.beginReview(input.participantId, id, now);
-      await tx.events.record({
-        ...(input.participantId ? { participantId: input.participantId } : {}),
-        type: 'alert-raised',
-        data: { alert_id: id, kind: input.kind, detector: input.detector, rule: input.rule ?? null, review },
-        ...(input.sourceMessageId ? { sourceMessageId: input.sourceMessageId } : {}),
-        createdAt: now,
+    raise(input) {
+      // Joins the caller's unit of work: the alert commits with whatever caused it.
+      return store.transaction(async () => {
+        const now = clock.now();
+        const id = newId('alert');
+        const { review, dashboardOnly, ...fields } = input;
+        const routes = dashboardOnly ? [] : options.routes;
+        await store.alerts.create({ ...fields, id, createdAt: now }, ['dashboard', ...routes]);
+        for (const route of routes) {
+          await store.jobs.enqueue(
+            {
+              id: newId('job'),
+              kind: ALERT_DELIVERY_JOB,
+              ...(input.participantId ? { participantId: input.participantId } : {}),
+              runAt: now,
+              payload: { alertId: id, route },
+              maxAttempts: ALERT_DELIVERY_ATTEMPTS,
+              dedupKey: `${ALERT_DELIVERY_JOB}:${id}:${route}`,
+            },
+            now,
+          );
+        }
+        if (review && input.participantId) await store.alerts.beginReview(input.participantId, id, now);
+        await store.events.record({
+          ...(input.participantId ? { participantId: input.participantId } : {}),
+          type: 'alert-raised',
+          data: { alert_id: id, kind: input.kind, detector: input.detector, rule: input.rule ?? null, review },
+          ...(input.sourceMessageId ? { sourceMessageId: input.sourceMessageId } : {}),
+          createdAt: now,
+        });
+        if (routes.length > 0) store.afterCommit(() => options.onEnqueued?.());
+        changed(store);
+        return id;
       });
-      if (routes.length > 0) tx.afterCommit(() => options.onEnqueued?.());
-      changed(tx);
-      return id;
     },
 
     async acknowledge(id, by, note) {

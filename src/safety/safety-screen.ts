@@ -121,7 +121,7 @@ export function createSafetyScreen(options: {
             { role: 'assistant', content: `${SAFETY_MESSAGE_MARK} ${safetyText}`, timestamp: now.toISOString() },
           ]);
         }
-        const id = await options.alerts.raise(tx, {
+        const id = await options.alerts.raise({
           participantId: participant.id,
           kind: 'risk',
           detector: detection.detector,

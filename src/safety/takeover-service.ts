@@ -103,7 +103,7 @@ export function createTakeoverService(options: {
   async function notify(tx: Store, takeover: Takeover): Promise<void> {
     const rule = notificationRule(takeover.takenBy);
     if ((await unresolvedNotifications(tx, takeover)).some((alert) => alert.status === 'open')) return;
-    await options.alerts.raise(tx, {
+    await options.alerts.raise({
       participantId: takeover.participantId,
       kind: TAKEOVER_MESSAGE_ALERT,
       detector: 'takeover',
@@ -216,8 +216,8 @@ export function createTakeoverService(options: {
       if (!takeover) return;
       const quietSince = takeover.lastStaffMessageAt;
       if (clock.now().getTime() - quietSince.getTime() < options.idleAfterMs) return;
-      await store.transaction(async (tx) => {
-        await options.alerts.raise(tx, {
+      await store.transaction(async () => {
+        await options.alerts.raise({
           participantId,
           kind: 'takeover-idle',
           detector: 'takeover',

@@ -143,7 +143,7 @@ interface GeneratedPrompt {
   prompt: string;
   fallback: boolean;
   /** The generator's writes, committed with the prompt (see `deferRecord`). */
-  record?: (tx: Store) => Promise<void>;
+  record?: () => Promise<void>;
 }
 
 type Precondition =
@@ -265,7 +265,7 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
     // The generated prompt, the prompt, its poll, the day's bookkeeping and the hook's follow-ups commit together: a
     // failure leaves no half-sent prompt behind, and a crash after the commit loses no follow-up.
     await store.transaction(async () => {
-      await record?.(store);
+      await record?.();
       if (!donePollOnly) {
         await messenger.send(
           participant.id,

@@ -33,8 +33,8 @@ export function createFlagForStaffTool(options: { store: Store; alerts: AlertSer
     schema: flagForStaffSchema,
     transactional: true,
     async execute(args, context) {
-      const alertId = await options.store.transaction((tx) =>
-        options.alerts.raise(tx, {
+      const alertId = await options.store.transaction(() =>
+        options.alerts.raise({
           participantId: context.participantId,
           kind: 'staff-flag',
           detector: 'coach',

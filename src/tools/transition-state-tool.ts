@@ -46,8 +46,8 @@ export function createTransitionStateTool(dependencies: {
         if (!delayedTransitions) {
           return errorResult('Delayed transitions are not available. Transition now (without delay_minutes) instead.');
         }
-        const scheduled = await store.transaction((tx) =>
-          delayedTransitions.schedule(tx, {
+        const scheduled = await store.transaction(() =>
+          delayedTransitions.schedule({
             participantId: context.participantId,
             target: args.target_state,
             delayMinutes: delay,

@@ -99,10 +99,10 @@ export function createArmSettings(options: { study: StudyInForce; store: Store; 
           const chosen = arm && (await staticPrompt(participantId, arm));
           if (!arm || !chosen) return inner.generate(participantId, request);
           // The same writes as the model's generator, so the feedback module sees the prompt the participant got.
-          const record = async (tx: Store) => {
+          const record = async () => {
             const now = clock.now();
-            await writeData(tx, participantId, { [DataKey.lastHabitPrompt]: chosen.prompt }, now);
-            await tx.events.record({
+            await writeData(store, participantId, { [DataKey.lastHabitPrompt]: chosen.prompt }, now);
+            await store.events.record({
               participantId,
               type: 'static-prompt-chosen',
               data: { arm: arm.id, index: chosen.index, delivery_mode: request.deliveryMode },

@@ -81,8 +81,8 @@ describe('the habit prompt generator’s provenance', () => {
 
     // A transaction that fails after it keeps none of it.
     await expect(
-      store.transaction(async (tx) => {
-        await record(tx);
+      store.transaction(async () => {
+        await record();
         throw new Error('the prompt could not be sent');
       }),
     ).rejects.toThrow('the prompt could not be sent');

@@ -34,7 +34,7 @@ afterEach(() => store.close());
 
 async function flagAndHold(alerts: ReturnType<typeof createAlertService>): Promise<string> {
   return store.transaction(async (tx) => {
-    const id = await alerts.raise(tx, {
+    const id = await alerts.raise({
       participantId: 'p_1',
       kind: 'risk',
       detector: 'keywords',
@@ -56,8 +56,8 @@ describe('the held coach turn', () => {
   it('is released once by the end of the review, and not run again after its reply', async () => {
     const alerts = createAlertService({ store, clock, newId, routes: [] });
     const first = await flagAndHold(alerts);
-    const other = await store.transaction((tx) =>
-      alerts.raise(tx, {
+    const other = await store.transaction(() =>
+      alerts.raise({
         participantId: 'p_1',
         kind: 'adherence',
         detector: 'adherence',
@@ -70,8 +70,8 @@ describe('the held coach turn', () => {
       }),
     );
     // A takeover notification left unread does not hold the review up; the adherence alert does.
-    await store.transaction((tx) =>
-      alerts.raise(tx, {
+    await store.transaction(() =>
+      alerts.raise({
         participantId: 'p_1',
         kind: 'takeover-message',
         detector: 'takeover',

@@ -27,8 +27,8 @@ describe('staff review and the daily prompt', () => {
       newId: (prefix) => `${prefix}_${++ids}`,
       routes: [],
     });
-    const alertId = await harness.store.transaction((tx) =>
-      alerts.raise(tx, {
+    const alertId = await harness.store.transaction(() =>
+      alerts.raise({
         participantId: participant.id,
         kind: 'risk',
         detector: 'keywords',

@@ -160,14 +160,23 @@ describe('delivering the daily prompt', () => {
       if (failing) throw new Error('database is locked');
       return [];
     };
+    // The record writes through the generator's store (here the scheduler's, known once it is made).
+    const generatorStore: { current?: Store } = {};
     const generated = {
       ok: true as const,
       prompt: 'After your coffee, take a 10-minute walk.',
       warnings: [],
-      record: (tx: Store) =>
-        tx.events.record({ participantId: 'p_1', type: 'habit-prompt-generated', data: {}, createdAt: FIRST_SEND }),
+      record: async () => {
+        await generatorStore.current?.events.record({
+          participantId: 'p_1',
+          type: 'habit-prompt-generated',
+          data: {},
+          createdAt: FIRST_SEND,
+        });
+      },
     };
     const { store, runner, generator } = await scheduledAtNine({ afterPromptSent, prompts: [generated] });
+    generatorStore.current = store;
 
     await runner.advanceTo(new Date(FIRST_SEND.getTime() + minutes(1)));
     const failedRuns = generator.calls.length;

@@ -20,17 +20,17 @@ export interface StateTransitionPayload extends Record<string, unknown> {
 }
 
 export function createDelayedTransitionScheduler(
-  dependencies: Pick<TimerDependencies, 'newId'>,
+  dependencies: Pick<TimerDependencies, 'newId' | 'store'>,
 ): DelayedTransitionScheduler {
   return {
-    async schedule(tx, request) {
+    async schedule(request) {
       const runAt = new Date(request.now.getTime() + request.delayMinutes * 60_000);
       const payload: StateTransitionPayload = {
         target_state: request.target,
         ...(request.reason ? { reason: request.reason } : {}),
         ...(request.sourceMessageId ? { source_message_id: request.sourceMessageId } : {}),
       };
-      const job = await enqueueTimerJob(tx, {
+      const job = await enqueueTimerJob(dependencies.store, {
         kind: TimerJobKind.STATE_TRANSITION,
         participantId: request.participantId,
         runAt,

@@ -77,7 +77,7 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
   runner.register(TimerJobKind.FEEDBACK_FOLLOWUP, createFeedbackFollowupHandler(dependencies));
   runner.register(TimerJobKind.STATE_TRANSITION, createStateTransitionHandler(dependencies));
 
-  const scheduler = createDelayedTransitionScheduler({ newId });
+  const scheduler = createDelayedTransitionScheduler({ newId, store });
   /** Recomputes the runner's wake-up once the job enqueued in `tx` is committed (before, it could not see it). */
   const notifyOnCommit = (tx: Store): void => tx.afterCommit(() => runner.notify());
   const featuresOf = async (tx: StoreRepositories, participantId: string): Promise<TimerFeatures> =>
@@ -96,9 +96,9 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
       onFeedbackTurn: (event) => cancelPendingFeedback(store, event.participantId, event.at),
     },
     delayedTransitions: {
-      async schedule(tx, request) {
-        const scheduled = await scheduler.schedule(tx, request);
-        notifyOnCommit(tx);
+      async schedule(request) {
+        const scheduled = await scheduler.schedule(request);
+        notifyOnCommit(store);
         return scheduled;
       },
     },

@@ -42,8 +42,8 @@ describe('timers scheduled inside a transaction', () => {
     await store.flowStates.save(newFlowState('p_1', START));
     const scheduler = timers.delayedTransitions;
 
-    await store.transaction(async (tx) => {
-      await scheduler.schedule(tx, {
+    await store.transaction(async () => {
+      await scheduler.schedule({
         participantId: 'p_1',
         target: ConversationState.FEEDBACK,
         delayMinutes: 30,

@@ -13,10 +13,10 @@ async function participantWithEveryJob(): Promise<string> {
   harness.clock.set(new Date(START.getTime() - HOUR));
   await harness.scheduleDaily(participant.id, '09:10');
   await harness.advance(HOUR);
-  await harness.store.transaction(async (tx) => {
+  await harness.store.transaction(async () => {
     const now = harness.clock.now();
     await harness.timers.turnHooks.onImmediatePrompt({ participantId: participant.id, at: now });
-    await harness.timers.delayedTransitions.schedule(tx, {
+    await harness.timers.delayedTransitions.schedule({
       participantId: participant.id,
       target: 'FEEDBACK',
       delayMinutes: 30,
