@@ -71,7 +71,7 @@ export interface ToolLoopOptions {
   fallbackText?: { readonly [K in keyof typeof FALLBACK_TEXT]: string };
   /**
    * `Store.transaction`, which opens a unit of work (or joins the open one). When given, an exchange whose calls are
-   * all `transactional` tools runs in one unit of work (the calls, the tools' writes, the results), and each record
+   * all `databaseOnly` tools runs in one unit of work (the calls, the tools' writes, the results), and each record
    * is written in one otherwise.
    */
   transaction?: <T>(fn: () => Promise<T>) => Promise<T>;
@@ -156,7 +156,7 @@ async function runExchange(
 }
 
 /**
- * In one unit of work when every call is a well-formed call of a `transactional` tool: the calls, the tools' writes
+ * In one unit of work when every call is a well-formed call of a `databaseOnly` tool: the calls, the tools' writes
  * and the results commit together (a crash leaves none of them, and the turn runs again). An error result, or any
  * failure, rolls it all back, and the same exchange runs again one step at a time.
  */
@@ -169,7 +169,7 @@ async function runToolCalls(
   const atomic =
     transaction !== undefined &&
     extracted.toolCalls.every((call) => call.parseError === undefined) &&
-    options.registry.transactional(
+    options.registry.databaseOnly(
       extracted.toolCalls.map((call) => call.name),
       options.toolNames,
     );

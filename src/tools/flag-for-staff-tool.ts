@@ -31,7 +31,7 @@ export function createFlagForStaffTool(options: { store: Store; alerts: AlertSer
       'Alert the study team (people) about this participant: use it when they may be at risk, ask for a person, or ' +
       'something needs human judgement. The team is notified at once; keep supporting the participant meanwhile.',
     schema: flagForStaffSchema,
-    transactional: true,
+    databaseOnly: true,
     async execute(args, context) {
       const alertId = await options.store.transaction(() =>
         options.alerts.raise({

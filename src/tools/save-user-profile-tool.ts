@@ -50,7 +50,7 @@ export function createSaveUserProfileTool(dependencies: {
     description:
       "Save what the participant told you about their habit and preferences. Send only the fields you learned; empty fields are left unchanged. Returns the updated fields and the profile, or 'noop' when nothing changed.",
     schema: saveUserProfileSchema,
-    transactional: true,
+    databaseOnly: true,
     async execute(args, context): Promise<ToolResult> {
       const now = clock.now();
       const incoming: Partial<Record<ProfileTextField, string>> = {};

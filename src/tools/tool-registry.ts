@@ -15,8 +15,8 @@ export interface ToolRegistry {
   definitions(names: readonly string[]): ToolDefinition[];
   /** Never throws: invalid JSON, invalid arguments, unknown tools and thrown errors all become error results. */
   execute(call: LlmToolCall, context: ToolContext, allowed: readonly string[]): Promise<ToolResult>;
-  /** Whether every named tool is allowed, registered and `transactional` (see `Tool.transactional`). */
-  transactional(names: readonly string[], allowed: readonly string[]): boolean;
+  /** Whether every named tool is allowed, registered and `databaseOnly` (see `Tool.databaseOnly`). */
+  databaseOnly(names: readonly string[], allowed: readonly string[]): boolean;
 }
 
 export interface FieldProblem {
@@ -71,8 +71,8 @@ export function createToolRegistry(initial: readonly Tool[] = []): ToolRegistry 
       }
       return definitions;
     },
-    transactional(names, allowed) {
-      return names.every((name) => allowed.includes(name) && tools.get(name)?.transactional === true);
+    databaseOnly(names, allowed) {
+      return names.every((name) => allowed.includes(name) && tools.get(name)?.databaseOnly === true);
     },
     async execute(call, context, allowed) {
       const available = allowed.filter((name) => tools.has(name));

@@ -38,9 +38,11 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   /**
    * The tool only reads and writes the store (no model call, no network, nothing slow): the loop may run it inside
    * the unit of work that records its call and result, which its writes (through the store) then join. A tool that
-   * waits on anything else must not say so: a transaction is never held across a model call.
+   * waits on anything else must not say so: a transaction is never held across a model call. Every tool writes
+   * through the store and joins whatever unit of work is open; this flag only says whether the loop may open one
+   * around it.
    */
-  readonly transactional?: boolean;
+  readonly databaseOnly?: boolean;
 }
 
 /** Identity helper that keeps the schema's type flowing into `execute`. */

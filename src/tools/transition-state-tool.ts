@@ -38,7 +38,7 @@ export function createTransitionStateTool(dependencies: {
     description:
       'Move the conversation to another phase: INTAKE (collect or repair the profile) or FEEDBACK (collect how the habit went). Optionally after a delay in minutes.',
     schema: transitionStateSchema,
-    transactional: true,
+    databaseOnly: true,
     async execute(args, context): Promise<ToolResult> {
       const now = clock.now();
       const delay = args.delay_minutes ?? 0;
