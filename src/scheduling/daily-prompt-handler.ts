@@ -63,10 +63,7 @@ export interface PromptSentEvent {
  * reminder, intensity poll check, auto-feedback enforcement, engagement count). It does not send; it returns the
  * messages to send, which the handler sends in the same transaction, after the Done poll.
  */
-export type AfterPromptSentHook = (
-  tx: StoreRepositories,
-  event: PromptSentEvent,
-) => Promise<readonly FollowUpSend[] | undefined>;
+export type AfterPromptSentHook = (event: PromptSentEvent) => Promise<readonly FollowUpSend[] | undefined>;
 
 /**
  * Asked before generating: may the prompt go out? A refusal skips the day (recorded) and arms the next one;
@@ -303,7 +300,7 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
         ]);
       }
       const followUps =
-        (await options.afterPromptSent?.(store, {
+        (await options.afterPromptSent?.({
           participantId: participant.id,
           participant,
           sentAt,

@@ -10,7 +10,7 @@ import { DAILY_PROMPT_JOB } from '../../src/scheduling/daily-prompt-jobs.ts';
 import { parseScheduleRegistry } from '../../src/scheduling/schedule-registry.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createDeliveryHarness, type DeliveryHarness } from './daily-prompt-harness.ts';
-import { hours, minutes } from './scheduling-fixtures.ts';
+import { createMemoryStore, hours, minutes } from './scheduling-fixtures.ts';
 
 const INTENSITY_POLL = {
   type: 'poll' as const,
@@ -73,9 +73,11 @@ describe('delivering the daily prompt', () => {
 
   it('runs the afterPromptSent hook in the delivery transaction and sends its follow-ups after the Done poll', async () => {
     const seen: PromptSentEvent[] = [];
-    const afterPromptSent: AfterPromptSentHook = async (tx, event) => {
+    // The hook writes through the store it was made with (the harness's, made with it).
+    const hookStore = await createMemoryStore();
+    const afterPromptSent: AfterPromptSentHook = async (event) => {
       seen.push(event);
-      await writeData(tx, event.participantId, { [DataKey.lastIntensityPromptDate]: '2026-03-02' }, event.sentAt);
+      await writeData(hookStore, event.participantId, { [DataKey.lastIntensityPromptDate]: '2026-03-02' }, event.sentAt);
       return [
         {
           participantId: event.participantId,
@@ -88,7 +90,7 @@ describe('delivering the daily prompt', () => {
         },
       ];
     };
-    const { store, runner, messenger } = await scheduledAtNine({ afterPromptSent });
+    const { store, runner, messenger } = await scheduledAtNine({ store: hookStore, afterPromptSent });
 
     await runner.advanceTo(new Date(FIRST_SEND.getTime() + minutes(1)));
 
@@ -131,11 +133,12 @@ describe('delivering the daily prompt', () => {
         return recording.send(participantId, message, options);
       },
     };
-    const afterPromptSent: AfterPromptSentHook = async (tx, event) => {
-      await writeData(tx, event.participantId, { [DataKey.lastIntensityPromptDate]: '2026-03-02' }, event.sentAt);
+    const hookStore = await createMemoryStore();
+    const afterPromptSent: AfterPromptSentHook = async (event) => {
+      await writeData(hookStore, event.participantId, { [DataKey.lastIntensityPromptDate]: '2026-03-02' }, event.sentAt);
       return [{ participantId: event.participantId, message: INTENSITY_POLL, options: { kind: 'poll' } }];
     };
-    const { store, runner } = await scheduledAtNine({ afterPromptSent, messenger });
+    const { store, runner } = await scheduledAtNine({ store: hookStore, afterPromptSent, messenger });
 
     await runner.advanceTo(new Date(FIRST_SEND.getTime() + minutes(1)));
     // Not the prompt without its intensity poll: the day's transaction rolled back as a whole.

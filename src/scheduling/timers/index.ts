@@ -25,7 +25,6 @@ import {
 } from './daily-prompt-reminder.ts';
 import { createDelayedTransitionScheduler, createStateTransitionHandler } from './delayed-transition.ts';
 import {
-  type ProactiveSentOutcome,
   recordParticipantReply,
   recordProactiveSent,
   shouldSendDailyPrompt,
@@ -53,19 +52,17 @@ export interface ConversationTimers {
   /** For the `transition_state` tool. */
   readonly delayedTransitions: DelayedTransitionScheduler;
   /**
-   * For `createDailyPromptHandler`, in the transaction that records a sent prompt: counts it as a proactive
+   * For `createDailyPromptHandler`, in the unit of work that records a sent prompt: counts it as a proactive
    * message (engagement guard), schedules the reminder and, when enabled, auto-feedback enforcement, and returns
    * the intensity poll (at most one a local day) for the handler to send after the commit.
    */
   readonly afterPromptSent: AfterPromptSentHook;
   /** For `createDailyPromptHandler`: refuses the prompt of an idle participant when `IDLE_PAUSES_PROMPTS` is set. */
   readonly deliveryGuard: PromptDeliveryGuard;
-  /** The engagement count, config bound (for any other proactive sender). */
-  recordProactiveSent(tx: StoreRepositories, participantId: string, now: Date): Promise<ProactiveSentOutcome>;
   /** False when the participant is idle and `IDLE_PAUSES_PROMPTS` is set, config bound. */
   shouldSendDailyPrompt(data: StateData): boolean;
-  /** Pause, complete, withdraw, delete. */
-  cancelAllParticipantJobs(tx: StoreRepositories, participantId: string, now: Date): Promise<number>;
+  /** Pause, complete, withdraw, delete: through the timers' store, in the caller's unit of work. */
+  cancelAllParticipantJobs(participantId: string, now: Date): Promise<number>;
 }
 
 export function registerTimers(options: TimerDependencies & { runner: JobRunner }): ConversationTimers {
@@ -102,23 +99,23 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
         return scheduled;
       },
     },
-    async afterPromptSent(tx, event) {
+    async afterPromptSent(event) {
       const now = clock.now();
       const { participant, sentAt } = event;
-      await recordProactiveSent(tx, participant.id, now, config);
-      const features = await featuresOf(tx, participant.id);
+      await recordProactiveSent(store, participant.id, now, config);
+      const features = await featuresOf(store, participant.id);
       if (features.reminders) {
         await scheduleDailyPromptReminder(
-          tx,
+          store,
           { participantId: participant.id, to: participant.phoneNumber, sentAt, now },
           { config, newId },
         );
       }
       if (config.autoFeedbackAfterPromptEnabled && features.autoFeedback) {
-        await scheduleAutoFeedbackEnforcement(tx, { participantId: participant.id, sentAt, now }, { newId });
+        await scheduleAutoFeedbackEnforcement(store, { participantId: participant.id, sentAt, now }, { newId });
       }
       if (!features.intensityPoll) return [];
-      const poll = await checkIntensityPoll(tx, {
+      const poll = await checkIntensityPoll(store, {
         participant,
         promptSentAt: sentAt,
         now,
@@ -137,8 +134,7 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
       const data = await readData(repositories, participant.id);
       return shouldSendDailyPrompt(data, config) ? { deliver: true } : { deliver: false, reason: 'participant-idle' };
     },
-    recordProactiveSent: (tx, participantId, now) => recordProactiveSent(tx, participantId, now, config),
     shouldSendDailyPrompt: (data) => shouldSendDailyPrompt(data, config),
-    cancelAllParticipantJobs,
+    cancelAllParticipantJobs: (participantId, now) => cancelAllParticipantJobs(store, participantId, now),
   };
 }

@@ -151,7 +151,7 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
         );
         const followUps = await store.transaction(async (tx) => {
           await writeData(tx, participantId, { [DataKey.lastPromptSentAt]: sentAt.toISOString() }, sentAt);
-          return timers.afterPromptSent(tx, { participantId, participant, sentAt, prompt, fallback: false });
+          return timers.afterPromptSent({ participantId, participant, sentAt, prompt, fallback: false });
         });
         for (const send of followUps ?? []) await messenger.send(send.participantId, send.message, send.options);
         return sentAt;

@@ -38,7 +38,7 @@ function changeStatus(participantId: string, status: ParticipantStatus, cancelJo
   return harness.store.transaction(async (tx) => {
     const now = harness.clock.now();
     await tx.participants.update(participantId, { status, updatedAt: now });
-    if (cancelJobs) await harness.timers.cancelAllParticipantJobs(tx, participantId, now);
+    if (cancelJobs) await harness.timers.cancelAllParticipantJobs(participantId, now);
   });
 }
 
@@ -65,9 +65,9 @@ describe('participant lifecycle', () => {
       const participantId = await participantWithEveryJob();
       await harness.store.transaction(async (tx) => {
         const now = harness.clock.now();
-        if (order === 'cancel-then-delete') await harness.timers.cancelAllParticipantJobs(tx, participantId, now);
+        if (order === 'cancel-then-delete') await harness.timers.cancelAllParticipantJobs(participantId, now);
         await tx.participants.delete(participantId);
-        if (order === 'delete-then-cancel') await harness.timers.cancelAllParticipantJobs(tx, participantId, now);
+        if (order === 'delete-then-cancel') await harness.timers.cancelAllParticipantJobs(participantId, now);
       });
       expect(await harness.pendingJobs(participantId)).toEqual([]);
       // Clearing the timer ids must not bring a deleted participant's flow state back.
