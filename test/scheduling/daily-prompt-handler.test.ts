@@ -77,7 +77,12 @@ describe('delivering the daily prompt', () => {
     const hookStore = await createMemoryStore();
     const afterPromptSent: AfterPromptSentHook = async (event) => {
       seen.push(event);
-      await writeData(hookStore, event.participantId, { [DataKey.lastIntensityPromptDate]: '2026-03-02' }, event.sentAt);
+      await writeData(
+        hookStore,
+        event.participantId,
+        { [DataKey.lastIntensityPromptDate]: '2026-03-02' },
+        event.sentAt,
+      );
       return [
         {
           participantId: event.participantId,
@@ -135,7 +140,12 @@ describe('delivering the daily prompt', () => {
     };
     const hookStore = await createMemoryStore();
     const afterPromptSent: AfterPromptSentHook = async (event) => {
-      await writeData(hookStore, event.participantId, { [DataKey.lastIntensityPromptDate]: '2026-03-02' }, event.sentAt);
+      await writeData(
+        hookStore,
+        event.participantId,
+        { [DataKey.lastIntensityPromptDate]: '2026-03-02' },
+        event.sentAt,
+      );
       return [{ participantId: event.participantId, message: INTENSITY_POLL, options: { kind: 'poll' } }];
     };
     const { store, runner } = await scheduledAtNine({ store: hookStore, afterPromptSent, messenger });

@@ -14,7 +14,6 @@ import type { StateData } from '../../domain/data-keys.ts';
 import type { DelayedTransitionScheduler } from '../../engine/delayed-transitions.ts';
 import { readData } from '../../engine/participant-data.ts';
 import type { TurnHooks } from '../../engine/turn-hooks.ts';
-import type { Store, StoreRepositories } from '../../store/store.ts';
 import type { AfterPromptSentHook, PromptDeliveryGuard } from '../daily-prompt-handler.ts';
 import type { JobRunner } from '../job-runner.ts';
 import { createAutoFeedbackHandler, scheduleAutoFeedbackEnforcement } from './auto-feedback.ts';
@@ -24,11 +23,7 @@ import {
   scheduleDailyPromptReminder,
 } from './daily-prompt-reminder.ts';
 import { createDelayedTransitionScheduler, createStateTransitionHandler } from './delayed-transition.ts';
-import {
-  recordParticipantReply,
-  recordProactiveSent,
-  shouldSendDailyPrompt,
-} from './engagement-guard.ts';
+import { recordParticipantReply, recordProactiveSent, shouldSendDailyPrompt } from './engagement-guard.ts';
 import {
   cancelPendingFeedback,
   createFeedbackFollowupHandler,
@@ -75,10 +70,10 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
   runner.register(TimerJobKind.STATE_TRANSITION, createStateTransitionHandler(dependencies));
 
   const scheduler = createDelayedTransitionScheduler({ newId, store });
-  /** Recomputes the runner's wake-up once the job enqueued in `tx` is committed (before, it could not see it). */
-  const notifyOnCommit = (tx: Store): void => tx.afterCommit(() => runner.notify());
-  const featuresOf = async (tx: StoreRepositories, participantId: string): Promise<TimerFeatures> =>
-    options.features ? options.features(tx, participantId) : ALL_TIMER_FEATURES;
+  /** Recomputes the runner's wake-up once the job just enqueued is committed (before, it could not see it). */
+  const notifyOnCommit = (): void => store.afterCommit(() => runner.notify());
+  const featuresOf = async (participantId: string): Promise<TimerFeatures> =>
+    options.features ? options.features(store, participantId) : ALL_TIMER_FEATURES;
   return {
     turnHooks: {
       async onParticipantMessage(event) {
@@ -86,16 +81,16 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
         await handleDailyPromptReply(store, event);
       },
       async onImmediatePrompt(event) {
-        if (!(await featuresOf(store, event.participantId)).feedbackFollowups) return;
+        if (!(await featuresOf(event.participantId)).feedbackFollowups) return;
         await scheduleFeedbackCollection(store, event, { config, newId });
-        notifyOnCommit(store);
+        notifyOnCommit();
       },
       onFeedbackTurn: (event) => cancelPendingFeedback(store, event.participantId, event.at),
     },
     delayedTransitions: {
       async schedule(request) {
         const scheduled = await scheduler.schedule(request);
-        notifyOnCommit(store);
+        notifyOnCommit();
         return scheduled;
       },
     },
@@ -103,7 +98,7 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
       const now = clock.now();
       const { participant, sentAt } = event;
       await recordProactiveSent(store, participant.id, now, config);
-      const features = await featuresOf(store, participant.id);
+      const features = await featuresOf(participant.id);
       if (features.reminders) {
         await scheduleDailyPromptReminder(
           store,
