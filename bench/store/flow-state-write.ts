@@ -4,7 +4,7 @@
  * migration 016), merge one key, write it back.
  */
 import { DataKey } from '../../src/domain/data-keys.ts';
-import { writeData } from '../../src/engine/participant-data.ts';
+import { writeData } from '../../src/domain/participant-data.ts';
 import type { Benchmark } from '../support/benchmark.ts';
 import { BENCH_START, enrollParticipants } from '../support/fixtures.ts';
 import { measureSequential } from '../support/measure.ts';

@@ -7,8 +7,8 @@ import { ConversationState } from '../../src/domain/conversation-state.ts';
 import { DataKey, type StateData } from '../../src/domain/data-keys.ts';
 import { type ConversationMessage, MAX_STORED_HISTORY } from '../../src/domain/history.ts';
 import { formatParticipantBackground, type Participant } from '../../src/domain/participant.ts';
+import { newFlowState } from '../../src/domain/participant-data.ts';
 import { parseProfile, serializeProfile } from '../../src/domain/profile.ts';
-import { newFlowState } from '../../src/engine/participant-data.ts';
 import type { Store } from '../../src/store/store.ts';
 
 /** The instant every benchmark's manual clock starts at. */

@@ -9,6 +9,7 @@
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.ts';
+import type { Clock } from '../domain/clock.ts';
 import type { Log } from '../domain/log.ts';
 import type { Participant } from '../domain/participant.ts';
 import { failure } from '../http/envelope.ts';
@@ -17,7 +18,6 @@ import type { LlmHealth } from '../llm/circuit-breaker-llm.ts';
 import { redactingSerializers } from '../observability/log-redaction.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import { type AuditTrail, registerAuditTrail } from '../staff/audit-trail.ts';
 import { registerPseudonymisation } from '../staff/pseudonymise-hook.ts';

@@ -3,9 +3,10 @@
  * transcript stays append-only), counted in `promptpipe_delivery_status_total{channel,status}`, and a failure is also
  * a `delivery-failed` event so it shows up in the participant's audit trail.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import type { Log } from '../domain/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { NewDeliveryRecord, Store, StoreRepositories } from '../store/store.ts';
 import type { DeliveryReceipt } from './channel.ts';
 

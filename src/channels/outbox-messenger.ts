@@ -4,13 +4,14 @@
  * handler (`delivery-handler.ts`) hands it to the channel with its outbound id as idempotency key and retries with
  * back-off.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { DataKey } from '../domain/data-keys.ts';
 import { AppError } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
+import { writeData } from '../domain/participant-data.ts';
 import type { Messenger, Outgoing, SentMessage } from '../engine/messenger.ts';
-import { writeData } from '../engine/participant-data.ts';
 import { nextPollNumber, onlyPolls } from '../inbound/recorded-polls.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import { JobStatus, type Store, type TranscriptEntry } from '../store/store.ts';
 import type { OutboundMessage } from './channel.ts';

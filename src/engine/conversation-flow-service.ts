@@ -10,6 +10,8 @@
  * Steps 1 and 2 are participant-message.ts, steps 3 to 5 turn-runner.ts; this file takes the participant's lock
  * around each turn and composes them.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import type { ConversationState } from '../domain/conversation-state.ts';
 import { AppError } from '../domain/errors.ts';
 import type { Participant } from '../domain/participant.ts';
@@ -18,7 +20,6 @@ import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { LlmClient } from '../llm/llm.ts';
 import type { ToolProtocol } from '../llm/text-tool-protocol.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';

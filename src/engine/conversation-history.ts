@@ -6,8 +6,8 @@
 import { LRUCache } from 'lru-cache';
 import { DataKey, type StateData } from '../domain/data-keys.ts';
 import { type ConversationMessage, isConversationMessage, MAX_STORED_HISTORY } from '../domain/history.ts';
+import { readData } from '../domain/participant-data.ts';
 import type { StoreRepositories } from '../store/store.ts';
-import { readData } from './participant-data.ts';
 
 type Repositories = Pick<StoreRepositories, 'history'>;
 

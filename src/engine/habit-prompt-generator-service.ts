@@ -2,18 +2,19 @@
  * Generates habit prompts (specification §Tools): `prompt_anchor` and `preferred_time` are mandatory, domain and
  * motivation only warn. The generation request goes through the same context builder as every conversation turn.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { DataKey } from '../domain/data-keys.ts';
 import { errorMessage } from '../domain/errors.ts';
 import { ENGLISH } from '../domain/language.ts';
+import { readData, readProfile, writeData } from '../domain/participant-data.ts';
 import type { UserProfile } from '../domain/profile.ts';
 import { buildToneGuide } from '../domain/tone.ts';
 import type { ChatResponse, LlmClient } from '../llm/llm.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import { buildChatMessages } from './context-builder.ts';
 import type { HabitPromptGenerator, HabitPromptOutcome } from './habit-prompt-generator.ts';
 import type { Logger } from './logger.ts';
-import { readData, readProfile, writeData } from './participant-data.ts';
 import { createRequestGuard, type RequestGuard } from './request-validator.ts';
 import { type LanguagePrompts, type PromptSettingsSource, participantSystemPrompt } from './system-prompts.ts';
 

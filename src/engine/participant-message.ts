@@ -3,16 +3,17 @@
  * effects, the scheduling hooks, the working history: one transaction, so a reply and the cancellation of its
  * reminder commit together), resuming a turn whose message was already recorded, and routing by `conversationState`.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { ConversationState, isConversationState } from '../domain/conversation-state.ts';
 import { DataKey } from '../domain/data-keys.ts';
 import type { ConversationMessage } from '../domain/history.ts';
+import { readData, readProfile, writeData, writeProfile } from '../domain/participant-data.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';
 import type { IncomingMessage } from './conversation-flow.ts';
 import { appendToHistory, readHistory } from './conversation-history.ts';
 import type { Logger } from './logger.ts';
-import { readData, readProfile, writeData, writeProfile } from './participant-data.ts';
 import { applyPollAnswer } from './poll-effects.ts';
 import type { TurnHooks } from './turn-hooks.ts';
 

@@ -5,8 +5,8 @@
  */
 import type { ConversationState } from '../domain/conversation-state.ts';
 import { DataKey } from '../domain/data-keys.ts';
+import { conversationStateOf, readData, writeData } from '../domain/participant-data.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';
-import { conversationStateOf, readData, writeData } from './participant-data.ts';
 
 export const autoFeedbackJobKey = (participantId: string): string => `auto_feedback:${participantId}`;
 export const stateTransitionJobKey = (participantId: string): string => `state_transition:${participantId}`;

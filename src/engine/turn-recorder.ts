@@ -3,8 +3,9 @@
  * inbound message that caused it (specification §Tool loop). Tool exchanges are recorded as they happen, so a
  * crash mid-loop still leaves the research record of what was executed.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import type { LlmToolCall } from '../llm/llm.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolResult } from '../tools/tool.ts';
 

@@ -4,15 +4,17 @@
  * logged and the reply still goes, alone), then after a FEEDBACK turn the feedback hook, and in debug mode the
  * `🐛 DEBUG:` messages. A fallback text instead of a model reply is recorded as a `fallback-sent` event.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { ConversationState } from '../domain/conversation-state.ts';
 import { errorMessage } from '../domain/errors.ts';
 import type { ConversationMessage } from '../domain/history.ts';
 import type { Participant } from '../domain/participant.ts';
+import { readData, readProfile } from '../domain/participant-data.ts';
 import { buildToneGuide } from '../domain/tone.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { LlmClient } from '../llm/llm.ts';
 import type { ToolProtocol } from '../llm/text-tool-protocol.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { buildChatMessages } from './context-builder.ts';
@@ -22,7 +24,6 @@ import { debugMessages } from './debug-report.ts';
 import type { Logger } from './logger.ts';
 import type { Messenger } from './messenger.ts';
 import type { ConversationModule } from './modules/conversation-module.ts';
-import { readData, readProfile } from './participant-data.ts';
 import type { RequestGuard } from './request-validator.ts';
 import { type PromptSettingsSource, participantSystemPrompt } from './system-prompts.ts';
 import { runToolLoop } from './tool-loop.ts';

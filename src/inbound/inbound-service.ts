@@ -8,6 +8,8 @@
  * participant lock (participant-drains.ts), crash recovery (recovery-sweep.ts) and the model-outage hold and retry
  * (llm-outage-hold.ts). This file records and composes them.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { AppError } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
 import type { Log } from '../domain/log.ts';
@@ -17,7 +19,6 @@ import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import type { SafetyScreen } from '../safety/safety-screen.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import { createInProcessLock, type ParticipantLock } from '../store/participant-lock.ts';
 import type { InboundMessage, Store } from '../store/store.ts';
 import type { InboundService } from './inbound-port.ts';

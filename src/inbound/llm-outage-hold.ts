@@ -14,11 +14,11 @@
  * not attempts; a held message answered later counts as `recovered`, one given up as `failed`.
  */
 
+import type { Clock } from '../domain/clock.ts';
 import type { NewId } from '../domain/ids.ts';
 import type { Log } from '../domain/log.ts';
 import type { Participant } from '../domain/participant.ts';
 import type { Messenger } from '../engine/messenger.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { InboundMessage, Job, Store } from '../store/store.ts';
 import { unansweredMessageEntry } from './inbound-transcript.ts';
 

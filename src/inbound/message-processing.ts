@@ -11,12 +11,13 @@
  * only marked processed (no second reply), and a turn interrupted after its message was recorded resumes without
  * recording it twice (see the flow).
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { errorMessage } from '../domain/errors.ts';
 import type { Log } from '../domain/log.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
 import { type ConversationFlow, LlmOutageError } from '../engine/conversation-flow.ts';
 import type { SafetyScreen } from '../safety/safety-screen.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { InboundMessage, Store } from '../store/store.ts';
 import { unansweredMessageEntry } from './inbound-transcript.ts';
 import type { LlmOutageHold } from './llm-outage-hold.ts';

@@ -8,13 +8,13 @@
  * The keyword message itself is kept in the transcript, like every participant message.
  */
 
+import type { Clock } from '../domain/clock.ts';
 import type { Log } from '../domain/log.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
 import type { Messenger } from '../engine/messenger.ts';
 import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
 import type { MessageCatalogue, MessageKey } from '../i18n/message-catalogue.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { InboundMessage, Store } from '../store/store.ts';
 import { unansweredMessageEntry } from './inbound-transcript.ts';
 

@@ -5,8 +5,8 @@
  * (poll-answer-matching.ts).
  */
 import { DataKey } from '../domain/data-keys.ts';
+import { readValue } from '../domain/participant-data.ts';
 import type { PollAnswer } from '../domain/polls.ts';
-import { readValue } from '../engine/participant-data.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Store } from '../store/store.ts';
 import type { ChannelInboundMessage } from './inbound-port.ts';

@@ -7,12 +7,13 @@
  * Missed occurrences are not caught up: after a stop, the overdue occurrence runs once and the next one is the first
  * match after now. An occurrence that still fails after its retries is skipped (recorded), the schedule goes on.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { errorMessage } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
 import type { Log } from '../domain/log.ts';
 import type { OriginalSchedule } from '../domain/original-schedule.ts';
 import { ParticipantStatus } from '../domain/participant.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
 import type { Job, Store, StoreRepositories } from '../store/store.ts';
 import type { PromptContent } from './original-prompt.ts';

@@ -8,6 +8,8 @@
  * first (without the greeting; recorded as `participant-enrolled` with source `original-api`). A withdrawn
  * participant (opted out) is never written to.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import type { Log } from '../domain/log.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
@@ -15,7 +17,6 @@ import { appendToHistory } from '../engine/conversation-history.ts';
 import type { Messenger, Outgoing, SentMessage } from '../engine/messenger.ts';
 import type { LlmClient } from '../llm/llm.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import type { Store } from '../store/store.ts';
 import type { PromptContent } from './original-prompt.ts';

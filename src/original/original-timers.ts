@@ -4,10 +4,11 @@
  * `POST /schedule` is one recurring timer whose id is the schedule's (`sched_…`) whichever occurrence is pending; the
  * daily prompt is recurring too; every other job runs once. Cancelling records a `timer-cancelled` event.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { AppError } from '../domain/errors.ts';
 import type { OriginalSchedule } from '../domain/original-schedule.ts';
-import { writeData } from '../engine/participant-data.ts';
-import type { Clock } from '../scheduling/clock.ts';
+import { writeData } from '../domain/participant-data.ts';
 import { DAILY_PROMPT_JOB } from '../scheduling/daily-prompt-jobs.ts';
 import { TIMER_ID_DATA_KEY, type TimerJobKind } from '../scheduling/timers/timer-jobs.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';

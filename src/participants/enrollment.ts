@@ -5,8 +5,8 @@
 import { DataKey } from '../domain/data-keys.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import { formatParticipantBackground, type Participant, ParticipantStatus } from '../domain/participant.ts';
+import { newFlowState } from '../domain/participant-data.ts';
 import { toE164 } from '../domain/phone.ts';
-import { newFlowState } from '../engine/participant-data.ts';
 import { allocateParticipant, stratumFields } from '../trials/allocate-participant.ts';
 import { armDecisionPoints } from '../trials/decision-jobs.ts';
 import type { ParticipantRules } from './participant-rules.ts';

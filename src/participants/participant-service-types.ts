@@ -1,4 +1,6 @@
 /** The participant service's port: what the API, the inbound pipeline and the CLI call, and what it is built from. */
+
+import type { Clock } from '../domain/clock.ts';
 import type { ConversationState } from '../domain/conversation-state.ts';
 import type { StateData } from '../domain/data-keys.ts';
 import type { NewId } from '../domain/ids.ts';
@@ -9,7 +11,6 @@ import type { ConversationFlow } from '../engine/conversation-flow.ts';
 import type { Messenger, SentMessage } from '../engine/messenger.ts';
 import type { TransitionOutcome } from '../engine/state-transition.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { RandomSource } from '../scheduling/daily-prompt-jobs.ts';
 import type { ScheduleInfo } from '../scheduling/schedule-registry.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';

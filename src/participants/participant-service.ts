@@ -9,8 +9,8 @@
 import { DataKey } from '../domain/data-keys.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import { formatParticipantBackground, type Participant, ParticipantStatus } from '../domain/participant.ts';
+import { writeData } from '../domain/participant-data.ts';
 import { toE164 } from '../domain/phone.ts';
-import { writeData } from '../engine/participant-data.ts';
 import { ensureDailyPromptJob } from '../scheduling/daily-prompt-jobs.ts';
 import { cancelAllParticipantJobs } from '../scheduling/timers/index.ts';
 import { createEnroll } from './enrollment.ts';

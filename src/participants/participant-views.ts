@@ -5,10 +5,10 @@
 import type { ConversationState } from '../domain/conversation-state.ts';
 import { DataKey } from '../domain/data-keys.ts';
 import { AppError } from '../domain/errors.ts';
+import { conversationStateOf, writeData } from '../domain/participant-data.ts';
 import { parseProfile } from '../domain/profile.ts';
 import { appendToHistory, withHistory } from '../engine/conversation-history.ts';
 import type { SentMessage } from '../engine/messenger.ts';
-import { conversationStateOf, writeData } from '../engine/participant-data.ts';
 import { stateTransitionJobKey, type TransitionOutcome, transitionInTransaction } from '../engine/state-transition.ts';
 import { parseScheduleRegistry } from '../scheduling/schedule-registry.ts';
 import type { ParticipantRules } from './participant-rules.ts';

@@ -4,10 +4,11 @@
  * midnight of that date in the participant's time zone. Resuming (on the date, or by hand) is the `active` status,
  * which arms the daily prompt at its next due time: the prompts of the paused days are not sent in a burst.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { AppError } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import { compareLocalDates, instantAtLocalTime, localDateOf } from '../scheduling/schedule-time.ts';
 import type { Job, Store } from '../store/store.ts';
 import type { ParticipantService } from './participant-service.ts';

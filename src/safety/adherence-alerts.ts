@@ -7,11 +7,12 @@
  * A study-wide `adherence_check` job looks at every active participant every `ADHERENCE_CHECK_EVERY` and re-arms
  * itself; nothing is checked when neither rule is set.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { errorMessage } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
 import type { Log } from '../domain/log.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import type { AlertService } from './alert-service.ts';
 

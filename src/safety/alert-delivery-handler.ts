@@ -3,9 +3,10 @@
  * dashboard shows it); a failure rethrows so the job runner retries with back-off, and the last attempt marks the
  * delivery failed. A route that is down delays nothing else: the participant's safety message is its own delivery.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { errorMessage } from '../domain/errors.ts';
 import type { Log } from '../domain/log.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Job, Store } from '../store/store.ts';
 import type { AlertRoute } from './alert-routes.ts';
 

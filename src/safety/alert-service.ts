@@ -4,9 +4,10 @@
  * commit together with whatever caused them (the safety message, the tool call), so an alert survives a crash at any
  * point after its cause was recorded, and is delivered at least once.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { AppError } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Alert, NewAlert } from '../store/safety-records.ts';
 import type { Store } from '../store/store.ts';
 import { HELD_TURN_JOB } from './held-coach-turn.ts';

@@ -7,10 +7,11 @@
  * A turn whose reply is already in the transcript (the job retried after its reply committed) is not run again; a
  * conversation staff have taken over meanwhile, or a participant no longer answered, gets none.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { ParticipantStatus } from '../domain/participant.ts';
 import type { ConversationFlow } from '../engine/conversation-flow.ts';
 import type { Log } from '../observability/log.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
 import type { Store } from '../store/store.ts';
 

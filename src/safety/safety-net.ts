@@ -3,11 +3,11 @@
  * pipeline, the alert service, and the `alert_delivery` job's handler with the configured routes.
  */
 import type { SafetySettings } from '../config/safety.ts';
+import type { Clock } from '../domain/clock.ts';
 import type { NewId } from '../domain/ids.ts';
 import type { Log } from '../domain/log.ts';
 import type { Messenger } from '../engine/messenger.ts';
 import type { LlmClient } from '../llm/llm.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { Store } from '../store/store.ts';
 import { createAlertDeliveryHandler } from './alert-delivery-handler.ts';

@@ -15,11 +15,11 @@
  */
 
 import type { CoachTurnOnFlag } from '../config/safety.ts';
+import type { Clock } from '../domain/clock.ts';
 import type { Log } from '../domain/log.ts';
 import type { Participant } from '../domain/participant.ts';
 import { appendToHistory } from '../engine/conversation-history.ts';
 import type { Messenger } from '../engine/messenger.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { InboundMessage, Store } from '../store/store.ts';
 import type { AlertService } from './alert-service.ts';
 import type { KeywordDetector } from './risk-keywords.ts';

@@ -14,12 +14,13 @@
  * join it, a message after staff acknowledged it raises a new one, and the next staff message or the hand-back
  * resolves them.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { AppError } from '../domain/errors.ts';
 import type { ConversationMessage } from '../domain/history.ts';
 import type { NewId } from '../domain/ids.ts';
 import { appendToHistory } from '../engine/conversation-history.ts';
 import type { Messenger, Outgoing, SentMessage } from '../engine/messenger.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Takeover } from '../store/safety-records.ts';
 import type { InboundMessage, Job, NewTranscriptEntry, Store } from '../store/store.ts';
 import { type AlertService, TAKEOVER_MESSAGE_ALERT } from './alert-service.ts';

@@ -1,7 +1,5 @@
-/** The clock port. Everything in the core reads time from here, never from `Date.now()`. */
-export interface Clock {
-  now(): Date;
-}
+/** The clocks behind the `Clock` port (domain/clock.ts): the system clock and the manual one. */
+import type { Clock } from '../domain/clock.ts';
 
 export const systemClock: Clock = { now: () => new Date() };
 

@@ -15,20 +15,21 @@
  * Step 4 moves the schedule's `timer_id` to the next job, which is what makes a re-run of this job (the process
  * stopped after the commit but before the job was marked completed) complete silently instead of prompting twice.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { DataKey } from '../domain/data-keys.ts';
 import { errorMessage } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
+import { readProfile, writeData, writeProfile } from '../domain/participant-data.ts';
 import type { UserProfile } from '../domain/profile.ts';
 import { appendToHistory } from '../engine/conversation-history.ts';
 import type { HabitPromptGenerator } from '../engine/habit-prompt-generator.ts';
 import type { Messenger, Outgoing, SendOptions } from '../engine/messenger.ts';
-import { readProfile, writeData, writeProfile } from '../engine/participant-data.ts';
 import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
 import { donePoll } from '../i18n/fixed-polls.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Job, Store, StoreRepositories } from '../store/store.ts';
-import type { Clock } from './clock.ts';
 import {
   armSchedule,
   type DailyPromptPayload,

@@ -22,10 +22,11 @@
  *   run wakes it when a slot was awaited or something is due now (`afterRun`), not after every job.
  */
 import { randomUUID } from 'node:crypto';
+import type { Clock } from '../domain/clock.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import { type Job, JobStatus, type Store } from '../store/store.ts';
-import { type Clock, isManualClock } from './clock.ts';
+import { isManualClock } from './clock.ts';
 import { createCompletionBatch } from './completion-batch.ts';
 import { isJobHold, type JobCompletion, type JobHandler, type JobHold, type JobRunner } from './job-runner.ts';
 import { createLeaseHeartbeat } from './lease-heartbeat.ts';

@@ -6,9 +6,10 @@
  * for) and while the runner is started; a started runner's beats also release the jobs of owners known to be dead
  * (PostgreSQL: their instance's liveness lock is gone), so those are taken over at once rather than after their lease.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { errorMessage } from '../domain/errors.ts';
 import type { Store } from '../store/store.ts';
-import type { Clock } from './clock.ts';
 import type { SchedulingLog } from './scheduling-log.ts';
 
 /** The longest time between two beats, whatever the lease: how long a dead instance's jobs wait at most. */

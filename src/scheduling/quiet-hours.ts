@@ -10,8 +10,8 @@
  */
 
 import { Temporal } from 'temporal-polyfill';
+import type { Clock } from '../domain/clock.ts';
 import type { Job, Store } from '../store/store.ts';
-import type { Clock } from './clock.ts';
 import type { JobRunner } from './job-runner.ts';
 import { type LocalTime, minutesOfDay, nextOccurrence } from './schedule-time.ts';
 

@@ -4,7 +4,7 @@
  * array.
  */
 import { DataKey } from '../domain/data-keys.ts';
-import { readValue, writeData } from '../engine/participant-data.ts';
+import { readValue, writeData } from '../domain/participant-data.ts';
 import type { StoreRepositories } from '../store/store.ts';
 
 export const ScheduleType = { FIXED: 'fixed', RANDOM: 'random' } as const;

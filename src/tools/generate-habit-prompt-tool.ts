@@ -4,9 +4,9 @@
  * (specification §Timers).
  */
 import { z } from 'zod';
+import type { Clock } from '../domain/clock.ts';
 import type { HabitPromptGenerator } from '../engine/habit-prompt-generator.ts';
 import type { TurnHooks } from '../engine/turn-hooks.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import { defineTool, errorResult, type ToolResult } from './tool.ts';
 

@@ -4,10 +4,10 @@
  * applied (specification §Tone).
  */
 import { z } from 'zod';
+import type { Clock } from '../domain/clock.ts';
+import { readProfile, writeProfile } from '../domain/participant-data.ts';
 import { PROFILE_TEXT_FIELDS, type ProfileTextField } from '../domain/profile.ts';
 import { updateProfileTone } from '../domain/tone.ts';
-import { readProfile, writeProfile } from '../engine/participant-data.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import { defineTool, type ToolResult } from './tool.ts';
 

@@ -6,8 +6,8 @@
  * written in one transaction, so they never disagree.
  */
 import { z } from 'zod';
+import type { Clock } from '../domain/clock.ts';
 import type { NewId } from '../domain/ids.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import { type ArmedSchedule, armSchedule, disarmSchedule, type RandomSource } from '../scheduling/daily-prompt-jobs.ts';
 import { readSchedules, type ScheduleInfo, ScheduleType, writeSchedules } from '../scheduling/schedule-registry.ts';
 import {

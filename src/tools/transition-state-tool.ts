@@ -4,10 +4,10 @@
  * delayed-transition port.
  */
 import { z } from 'zod';
+import type { Clock } from '../domain/clock.ts';
 import { ConversationState } from '../domain/conversation-state.ts';
 import type { DelayedTransitionScheduler } from '../engine/delayed-transitions.ts';
 import { transitionInTransaction } from '../engine/state-transition.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import { defineTool, errorResult, type ToolResult } from './tool.ts';
 

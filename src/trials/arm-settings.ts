@@ -6,11 +6,12 @@
  * - the conversation: the arm's prompt directory and tone adaptation, through the engine's prompt settings.
  * The arm is read from the participant's allocation each time, so a staff override applies from then on.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { DataKey } from '../domain/data-keys.ts';
+import { readProfile, writeData } from '../domain/participant-data.ts';
 import type { HabitPromptGenerator } from '../engine/habit-prompt-generator.ts';
-import { readProfile, writeData } from '../engine/participant-data.ts';
 import type { PromptSettingsSource } from '../engine/system-prompts.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { PromptDeliveryGuard } from '../scheduling/daily-prompt-handler.ts';
 import type { TimerFeatureSource } from '../scheduling/timers/timer-dependencies.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';

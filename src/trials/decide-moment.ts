@@ -5,12 +5,13 @@
  * Nothing is ever sent to a participant who is not active, whatever the design's availability rules say, nor for a
  * moment decided more than the grace after it was due (`missed_moment`).
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { DataKey } from '../domain/data-keys.ts';
 import type { NewId } from '../domain/ids.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
+import { readData } from '../domain/participant-data.ts';
 import type { Messenger } from '../engine/messenger.ts';
-import { readData } from '../engine/participant-data.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import { localDateOf } from '../scheduling/schedule-time.ts';
 import type { Decision } from '../store/decisions.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';

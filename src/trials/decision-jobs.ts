@@ -11,9 +11,10 @@
  * records the moment as `missed_moment`, nothing drawn or sent, and arms the next one; after a long outage the chain
  * walks every moment it missed, one row each, up to the first one still ahead.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import type { NewId } from '../domain/ids.ts';
 import type { Participant } from '../domain/participant.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import { type DailyPromptPayload, parseDailyPromptPayload } from '../scheduling/daily-prompt-jobs.ts';
 import type { JobHandler } from '../scheduling/job-runner.ts';
 import { readSchedules } from '../scheduling/schedule-registry.ts';

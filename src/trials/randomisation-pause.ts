@@ -6,8 +6,9 @@
  * The state is the latest `randomisation-pause-changed` event of the study (who, when, why), so it is shared by
  * every instance and its history is the audit of the pauses.
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { AppError } from '../domain/errors.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';
 
 export const RANDOMISATION_PAUSE_EVENT = 'randomisation-pause-changed';

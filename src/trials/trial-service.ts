@@ -3,8 +3,9 @@
  * enrollment — an explicit staff override with a reason, recorded as an event (who, when, why, from, to) — and the
  * pause of randomisation at decision points (`randomisation-pause.ts`).
  */
+
+import type { Clock } from '../domain/clock.ts';
 import { AppError } from '../domain/errors.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Allocation, BlockStateRow } from '../store/allocations.ts';
 import type { Decision } from '../store/decisions.ts';
 import type { Store } from '../store/store.ts';

@@ -1,12 +1,12 @@
 /** What the dashboard is built from: the composition root passes it to `createDashboardRoutes` (dashboard-routes.ts). */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthThrottle } from '../api/auth-throttle.ts';
+import type { Clock } from '../domain/clock.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import type { PauseService } from '../participants/pause-service.ts';
 import type { ImportService } from '../research/import/import-service.ts';
 import type { AlertService } from '../safety/alert-service.ts';
 import type { TakeoverService } from '../safety/takeover-service.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { JobRunner } from '../scheduling/job-runner.ts';
 import type { AuditTrail } from '../staff/audit-trail.ts';
 import type { StaffAccess } from '../staff/staff-access.ts';

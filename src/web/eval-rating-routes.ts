@@ -6,12 +6,12 @@
  * turn by its line number in the run's transcript, with the run's own rubric.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../domain/clock.ts';
 import { AppError } from '../domain/errors.ts';
 import { type NewId, randomId } from '../domain/ids.ts';
 import { evalConversation, parseEvalConversation } from '../research/ratings/eval-conversation.ts';
 import { humanRatingsOfRun, judgeHumanAgreement } from '../research/ratings/human-agreement.ts';
 import { findRunReport, listRunReports, type RunReport } from '../research/ratings/report-reader.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import type { Rating } from '../store/ratings-records.ts';
 import type { Store } from '../store/store.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';

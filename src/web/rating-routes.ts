@@ -5,11 +5,11 @@
  */
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Clock } from '../domain/clock.ts';
 import { AppError } from '../domain/errors.ts';
 import { type NewId, randomId } from '../domain/ids.ts';
 import type { ParticipantService } from '../participants/participant-service.ts';
 import { loadRubric, type Rubric } from '../research/ratings/rubric.ts';
-import type { Clock } from '../scheduling/clock.ts';
 import { type NewRating, participantConversation } from '../store/ratings-records.ts';
 import type { Store } from '../store/store.ts';
 import type { DashboardRouteKit } from './dashboard-route-kit.ts';

@@ -4,7 +4,7 @@
  * listen (`onRevoked`) and close the streams the old link still has open.
  */
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../scheduling/clock.ts';
+import type { Clock } from '../domain/clock.ts';
 import type { Store } from '../store/store.ts';
 
 export const CHAT_PATH_PREFIX = '/chat/';

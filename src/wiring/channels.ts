@@ -18,9 +18,10 @@ import {
   type WhatsAppWebChannel,
 } from '../channels/whatsapp-web/whatsapp-web-channel.ts';
 import type { Config, TelegramSettings } from '../config.ts';
+import type { Clock } from '../domain/clock.ts';
 import type { Log } from '../domain/log.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
-import { type Clock, systemClock } from '../scheduling/clock.ts';
+import { systemClock } from '../scheduling/clock.ts';
 import type { Store } from '../store/store.ts';
 import type { Core } from './application.ts';
 import {

@@ -4,11 +4,12 @@
  */
 import { createOutboxMessenger } from '../channels/outbox-messenger.ts';
 import type { Config } from '../config.ts';
+import type { Clock } from '../domain/clock.ts';
 import { errorMessage } from '../domain/errors.ts';
 import { randomId } from '../domain/ids.ts';
 import type { Log } from '../domain/log.ts';
 import { createHttpClient, type HttpClient } from '../http/http-client.ts';
-import { type Clock, createManualClock, isManualClock, systemClock } from '../scheduling/clock.ts';
+import { createManualClock, isManualClock, systemClock } from '../scheduling/clock.ts';
 import { createJobRunner } from '../scheduling/job-runner-service.ts';
 import { withQuietHours } from '../scheduling/quiet-hours.ts';
 import { createSharedManualClock, type SharedManualClock } from '../scheduling/shared-manual-clock.ts';

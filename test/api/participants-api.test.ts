@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DataKey } from '../../src/domain/data-keys.ts';
+import { readData } from '../../src/domain/participant-data.ts';
 import { appendToHistory, readDataWithHistory } from '../../src/engine/conversation-history.ts';
-import { readData } from '../../src/engine/participant-data.ts';
 import { UNREGISTER_NOTICE } from '../../src/participants/participant-service.ts';
 import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
 import { GREETING_TEXT } from '../support/fake-conversation-flow.ts';
@@ -333,7 +333,7 @@ describe('GET /conversation/participants/{id}/state', () => {
       created_at: '2026-03-02T14:00:00.000Z',
       timer_id: 'job_1',
     };
-    const { writeData } = await import('../../src/engine/participant-data.ts');
+    const { writeData } = await import('../../src/domain/participant-data.ts');
     const hello = { role: 'user' as const, content: 'Hello', timestamp: harness.clock.now().toISOString() };
     await appendToHistory(harness.store, ada.id, [hello]);
     await writeData(

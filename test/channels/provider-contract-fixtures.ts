@@ -11,8 +11,8 @@ import { createTwilioRoutes } from '../../src/channels/twilio/twilio-webhook-rou
 import { createWhatsAppCloudChannel } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
 import { signWhatsAppBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-signature.ts';
 import { createWhatsAppCloudRoutes } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
+import type { Clock } from '../../src/domain/clock.ts';
 import { silentLog } from '../../src/observability/log.ts';
-import type { Clock } from '../../src/scheduling/clock.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createApiHarness } from '../support/api-harness.ts';
 import { startFakeTwilioApi } from '../support/fake-twilio-api.ts';

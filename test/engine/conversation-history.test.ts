@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_STORED_HISTORY } from '../../src/domain/history.ts';
+import { readData, writeData } from '../../src/domain/participant-data.ts';
 import {
   appendToHistory,
   HISTORY_TRIM_EVERY,
@@ -7,7 +8,6 @@ import {
   readHistory,
   readHistoryValue,
 } from '../../src/engine/conversation-history.ts';
-import { readData, writeData } from '../../src/engine/participant-data.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { participantFixture } from '../support/participant-fixture.ts';

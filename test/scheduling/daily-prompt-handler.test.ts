@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataKey } from '../../src/domain/data-keys.ts';
+import { readData, readProfile, writeData, writeProfile } from '../../src/domain/participant-data.ts';
 import { DONE_POLL } from '../../src/domain/polls.ts';
 import { createProfile } from '../../src/domain/profile.ts';
 import { readHistory } from '../../src/engine/conversation-history.ts';
-import { readData, readProfile, writeData, writeProfile } from '../../src/engine/participant-data.ts';
 import { createRecordingMessenger, type RecordingMessenger } from '../../src/engine/recording-messenger.ts';
 import type { AfterPromptSentHook, PromptSentEvent } from '../../src/scheduling/daily-prompt-handler.ts';
 import { DAILY_PROMPT_JOB } from '../../src/scheduling/daily-prompt-jobs.ts';

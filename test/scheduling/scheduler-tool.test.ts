@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DataKey } from '../../src/domain/data-keys.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
 import type { Participant } from '../../src/domain/participant.ts';
-import { readValue } from '../../src/engine/participant-data.ts';
+import { readValue } from '../../src/domain/participant-data.ts';
 import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
 import { DAILY_PROMPT_JOB, dailyPromptJobKey } from '../../src/scheduling/daily-prompt-jobs.ts';
 import { parseScheduleRegistry } from '../../src/scheduling/schedule-registry.ts';

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyPluginAsync, LightMyRequestResponse } from
 import { createApiServer } from '../../src/api/api-server.ts';
 import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { createWebhookInboundRoutes } from '../../src/channels/webhook/webhook-inbound-route.ts';
+import type { Clock } from '../../src/domain/clock.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
 import type { Participant } from '../../src/domain/participant.ts';
 import type { InboundService } from '../../src/inbound/inbound-port.ts';
@@ -14,7 +15,7 @@ import { createInboundService } from '../../src/inbound/inbound-service.ts';
 import { type Log, silentLog } from '../../src/observability/log.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { createParticipantService, type ParticipantService } from '../../src/participants/participant-service.ts';
-import { type Clock, createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
+import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
 import type { JobRunner } from '../../src/scheduling/job-runner.ts';
 import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';
 import { createInProcessLock, type ParticipantLock } from '../../src/store/participant-lock.ts';

@@ -6,6 +6,7 @@ import { ConversationState } from '../../src/domain/conversation-state.ts';
 import { DataKey, type StateData } from '../../src/domain/data-keys.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
 import { formatParticipantBackground, type Participant } from '../../src/domain/participant.ts';
+import { newFlowState, readData, writeData } from '../../src/domain/participant-data.ts';
 import { parseProfile, type UserProfile } from '../../src/domain/profile.ts';
 import type { ConversationFlow } from '../../src/engine/conversation-flow.ts';
 import { createConversationFlow } from '../../src/engine/conversation-flow-service.ts';
@@ -14,7 +15,6 @@ import { createHabitPromptGenerator } from '../../src/engine/habit-prompt-genera
 import { silentLogger } from '../../src/engine/logger.ts';
 import { createFeedbackModule } from '../../src/engine/modules/feedback-module.ts';
 import { createIntakeModule } from '../../src/engine/modules/intake-module.ts';
-import { newFlowState, readData, writeData } from '../../src/engine/participant-data.ts';
 import { createRecordingMessenger, type RecordingMessenger } from '../../src/engine/recording-messenger.ts';
 import { createRequestGuard } from '../../src/engine/request-validator.ts';
 import { loadSystemPrompts, type SystemPrompts } from '../../src/engine/system-prompts.ts';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataKey } from '../../src/domain/data-keys.ts';
-import { writeData } from '../../src/engine/participant-data.ts';
+import { writeData } from '../../src/domain/participant-data.ts';
 import { type ArmRig, createArmRig, DAY, MODEL_PROMPT } from './arm-rig.ts';
 import { designOf } from './trial-fixture.ts';
 

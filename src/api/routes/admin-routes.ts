@@ -6,10 +6,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Clock } from '../../domain/clock.ts';
 import { AppError } from '../../domain/errors.ts';
 import { ok } from '../../http/envelope.ts';
 import { envelope, errorResponse } from '../../http/envelope-schemas.ts';
-import { type Clock, isManualClock } from '../../scheduling/clock.ts';
+import { isManualClock } from '../../scheduling/clock.ts';
 import type { JobRunner } from '../../scheduling/job-runner.ts';
 import { COMMON_ERRORS } from '../openapi.ts';
 import { clockBodySchema, clockResultSchema } from '../schemas.ts';

@@ -4,12 +4,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { Clock } from '../../domain/clock.ts';
 import { errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import { ParticipantStatus } from '../../domain/participant.ts';
 import type { LlmHealth } from '../../llm/circuit-breaker-llm.ts';
 import type { Metrics } from '../../observability/metrics.ts';
-import { type Clock, systemClock } from '../../scheduling/clock.ts';
+import { systemClock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import { COMMON_ERRORS } from '../openapi.ts';
 import { healthSchema } from '../schemas.ts';

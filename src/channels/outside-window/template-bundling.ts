@@ -9,9 +9,10 @@
  * fails for good, each one is tried (and fails) on its own. While this job runs, the ordered claim keeps them from
  * being claimed (`orderedKinds`), so a folded poll is never also sent alone.
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import { errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { JobCompletion, JobHandler } from '../../scheduling/job-runner.ts';
 import type { Job, Store } from '../../store/store.ts';
 import type { OutboundMessage, TemplateWindow } from '../channel.ts';

@@ -5,7 +5,7 @@
  * counts). That refusal is kept in memory: after a restart, the next refused message says it again. A failure reported
  * later in a receipt is not: by then the messages sent meanwhile are re-sent together (window-resend.ts).
  */
-import type { Clock } from '../../scheduling/clock.ts';
+import type { Clock } from '../../domain/clock.ts';
 
 export const CUSTOMER_SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Participants whose closed window is remembered at once; beyond it the oldest is forgotten (it only costs a retry). */

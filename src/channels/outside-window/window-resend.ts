@@ -11,11 +11,12 @@
  * record, not delivered or read, and not already queued again, is taken; so the polls' own failures, arriving after,
  * find them re-sent and do nothing, and a template that fails in turn is never sent again.
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import type { NewId } from '../../domain/ids.ts';
 import type { Log } from '../../domain/log.ts';
 import { ParticipantStatus } from '../../domain/participant.ts';
 import { nextPollNumber, parseRecordedPoll } from '../../inbound/recorded-polls.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { JobHandler } from '../../scheduling/job-runner.ts';
 import type { Store, TranscriptEntry } from '../../store/store.ts';
 import type { DeliveryReceipt, OutboundMessage, TemplateWindow } from '../channel.ts';

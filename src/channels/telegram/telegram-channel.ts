@@ -12,10 +12,10 @@
  * public URL. Both hand each update to `telegram-inbound.ts`.
  */
 
+import type { Clock } from '../../domain/clock.ts';
 import type { Log } from '../../domain/log.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
 import type { InboundService } from '../../inbound/inbound-port.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import { type Channel, type DeliveryResult, type OutboundMessage, PermanentDeliveryError } from '../channel.ts';
 import { TelegramNotLinkedError } from './held-deliveries.ts';

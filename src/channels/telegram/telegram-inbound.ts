@@ -8,12 +8,13 @@
  * - the participant blocking the bot withdraws them, as STOP does;
  * - any other chat gets one polite fixed reply and nothing else: nothing is recorded about it.
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import type { Participant } from '../../domain/participant.ts';
 import type { MessageCatalogue, MessageKey } from '../../i18n/message-catalogue.ts';
 import type { ChannelInboundMessage, InboundService } from '../../inbound/inbound-port.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import { wakeLinkedDeliveries } from './held-deliveries.ts';
 import type { TelegramBotApi } from './telegram-bot-api.ts';

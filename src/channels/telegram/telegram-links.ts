@@ -6,7 +6,7 @@
  * link is shown (enrolment, the dashboard): the ones shown earlier stay usable until one of them is used.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock } from '../../scheduling/clock.ts';
+import type { Clock } from '../../domain/clock.ts';
 import type { Store } from '../../store/store.ts';
 
 /** Long enough for a link sent by post or mail; a used or expired one is answered with a request for a new one. */

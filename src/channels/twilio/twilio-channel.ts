@@ -12,6 +12,8 @@
  *
  * Errors: 429, 5xx and network errors are retried by the outbox; any other 4xx is permanent, with Twilio's `code`.
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import { errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import { silentLog } from '../../domain/log.ts';
@@ -19,7 +21,7 @@ import type { TemplateCatalogue } from '../../domain/message-templates.ts';
 import { createHttpClient } from '../../http/http-client.ts';
 import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
-import { type Clock, systemClock } from '../../scheduling/clock.ts';
+import { systemClock } from '../../scheduling/clock.ts';
 import {
   type Channel,
   type DeliveryResult,

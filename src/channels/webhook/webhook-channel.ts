@@ -9,11 +9,13 @@
  * a gateway can refuse a replayed request; the body itself stays identical across retries. Without a URL messages are
  * only recorded in the transcript, and their delivery says so (`not_delivered`, never `sent`).
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import { createHttpClient } from '../../http/http-client.ts';
 import { signatureHeaders } from '../../http/webhook-signature.ts';
-import { type Clock, systemClock } from '../../scheduling/clock.ts';
+import { systemClock } from '../../scheduling/clock.ts';
 import type { Channel, DeliveryResult, OutboundMessage } from '../channel.ts';
 
 export const WEBHOOK_CHANNEL = 'webhook';

@@ -14,6 +14,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import type { Clock } from '../../domain/clock.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import { failure } from '../../http/envelope.ts';
@@ -28,7 +29,7 @@ import {
   verifySignature,
 } from '../../http/webhook-signature.ts';
 import type { InboundService } from '../../inbound/inbound-port.ts';
-import { type Clock, systemClock } from '../../scheduling/clock.ts';
+import { systemClock } from '../../scheduling/clock.ts';
 import { WEBHOOK_CHANNEL } from './webhook-channel.ts';
 import { messageTimeProblem, signingTimeProblem } from './webhook-replay-window.ts';
 import { webhookInboundBodySchema } from './webhook-schemas.ts';

@@ -12,13 +12,14 @@
  * Errors: 429, 5xx and network errors reject with a plain error (the outbox retries with back-off); any other 4xx is a
  * `PermanentDeliveryError` with Meta's error code and message. The access token is only ever in the header.
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import { errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import { ANY_LANGUAGE, type TemplateCatalogue, TemplateKind, withTemplate } from '../../domain/message-templates.ts';
 import { createHttpClient } from '../../http/http-client.ts';
 import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import {
   type Channel,
   type DeliveryResult,

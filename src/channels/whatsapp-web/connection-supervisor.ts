@@ -8,9 +8,10 @@
  * States: not_linked → waiting_for_lease → connecting → open ⇄ reconnecting; logged_out (until linked again);
  * stopped.
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import { errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { EventRepository, WhatsAppAuthRepository } from '../../store/store.ts';
 import type { ConnectionLease } from './connection-lease.ts';
 import { credsAreLinked, loadDatabaseAuthState, readStoredCreds } from './database-auth-state.ts';

@@ -12,7 +12,7 @@ import type {
   SignalDataSet,
   SignalDataTypeMap,
 } from '@whiskeysockets/baileys';
-import type { Clock } from '../../scheduling/clock.ts';
+import type { Clock } from '../../domain/clock.ts';
 import type { WhatsAppAuthEntry, WhatsAppAuthRepository } from '../../store/ports/whatsapp-auth.ts';
 
 const CREDS_CATEGORY = 'creds';

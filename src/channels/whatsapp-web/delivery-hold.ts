@@ -8,9 +8,10 @@
  * (`wakeOn`) is woken as soon as that channel connects (`wakeHeldDeliveries`); its `deliveryHoldMs` is only the
  * safety net.
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import { errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { JobHandler, JobHold } from '../../scheduling/job-runner.ts';
 import type { Job, Store } from '../../store/store.ts';
 

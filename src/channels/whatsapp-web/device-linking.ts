@@ -3,9 +3,10 @@
  * shows a QR code (or asks for a pairing code), waits until the phone accepts, and leaves the credentials in the
  * database for `serve`.
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { WhatsAppAuthRepository } from '../../store/ports/whatsapp-auth.ts';
 import type { ConnectionLease } from './connection-lease.ts';
 import { credsAreLinked, loadDatabaseAuthState, readStoredCreds } from './database-auth-state.ts';

@@ -2,9 +2,10 @@
  * WhatsApp Web poll votes: a vote is decrypted with the poll's stored secret (by Baileys) into the structured poll
  * answer; a vote that cannot be read is recorded as a `poll-vote-ignored` event, never silently dropped.
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import type { Log } from '../../domain/log.ts';
 import type { ChannelInboundMessage } from '../../inbound/inbound-port.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { Store, WhatsAppSentMessage } from '../../store/store.ts';
 import { unwrapContent } from './inbound-content.ts';
 import { selectedOptionNames } from './poll-option-hash.ts';

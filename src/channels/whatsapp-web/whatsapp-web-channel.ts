@@ -17,10 +17,10 @@
  * outbound id.
  */
 import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../domain/clock.ts';
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import type { InboundService } from '../../inbound/inbound-port.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import type { Channel, DeliveryResult, OutboundMessage } from '../channel.ts';
 import type { DeliveryReceipts } from '../delivery-receipts.ts';

@@ -3,10 +3,11 @@
  * other media, poll votes), their senders mapped from LIDs back to phone numbers, and delivered / read receipts. Each
  * accepted message goes to the inbound pipeline, and typing is shown until the reply is sent.
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import type { ChannelInboundMessage, InboundService } from '../../inbound/inbound-port.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import type { DeliveryReceipts } from '../delivery-receipts.ts';
 import { readLidMapping } from './database-auth-state.ts';

@@ -9,8 +9,8 @@
 import { type ConversationMessage, MAX_STORED_HISTORY } from '../../domain/history.ts';
 import type { NewId } from '../../domain/ids.ts';
 import { ParticipantStatus } from '../../domain/participant.ts';
+import { newFlowState } from '../../domain/participant-data.ts';
 import { appendToHistory } from '../../engine/conversation-history.ts';
-import { newFlowState } from '../../engine/participant-data.ts';
 import { armSchedule, type RandomSource } from '../../scheduling/daily-prompt-jobs.ts';
 import { addLocalDays } from '../../scheduling/schedule-time.ts';
 import { enqueueTimerJob } from '../../scheduling/timers/timer-jobs.ts';

@@ -6,12 +6,12 @@
  * be read from the jobs: queued, sent (delivered), failed, skipped.
  */
 
+import type { Clock } from '../../domain/clock.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { NewId } from '../../domain/ids.ts';
 import { ParticipantStatus } from '../../domain/participant.ts';
 import { appendToHistory } from '../../engine/conversation-history.ts';
 import type { Messenger } from '../../engine/messenger.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { JobHandler } from '../../scheduling/job-runner.ts';
 import { keysetPages } from '../../store/keyset-pages.ts';
 import type { Broadcast, Store } from '../../store/store.ts';

@@ -3,10 +3,11 @@
  * then (unless a row is invalid and `partial` is off, or `dryRun`) enroll the valid rows without greeting them and
  * queue their greetings at the configured pace.
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import type { NewId } from '../../domain/ids.ts';
 import type { ParticipantService } from '../../participants/participant-service.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { Store } from '../../store/store.ts';
 import { ENROLL_GREETING_JOB, enqueueGreetings, pacedAt } from './greeting-jobs.ts';
 import type { ImportRow } from './import-input.ts';

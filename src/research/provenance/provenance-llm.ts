@@ -6,10 +6,11 @@
  * Latency is wall-clock (`performance.now()`), like the metrics: a manual study clock does not move while the model
  * thinks. A failure to record never fails the call: provenance is logged as missing instead.
  */
+
+import type { Clock } from '../../domain/clock.ts';
 import { AppError, errorMessage } from '../../domain/errors.ts';
 import type { Log } from '../../domain/log.ts';
 import type { ChatRequest, LlmClient } from '../../llm/llm.ts';
-import type { Clock } from '../../scheduling/clock.ts';
 import type { NewLlmCall, Store } from '../../store/store.ts';
 import { type PromptSource, promptFileOf, promptVersion } from './prompt-version.ts';
 

@@ -6,7 +6,7 @@
  * latency is over answered prompts (prompt → first message); the Done rate is prompts answered "Done" / prompts sent;
  * reminders are the no-reply reminders sent; failed deliveries are outbox deliveries that exhausted their retries.
  */
-import { conversationStateOf } from '../../engine/participant-data.ts';
+import { conversationStateOf } from '../../domain/participant-data.ts';
 import { keysetPages } from '../../store/keyset-pages.ts';
 import type { Store } from '../../store/store.ts';
 import { dailyOutcomesTable } from '../export/tables/daily-outcomes-table.ts';

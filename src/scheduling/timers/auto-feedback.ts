@@ -5,7 +5,7 @@
  */
 import { ConversationState } from '../../domain/conversation-state.ts';
 import { DataKey } from '../../domain/data-keys.ts';
-import { conversationStateOf, writeData } from '../../engine/participant-data.ts';
+import { conversationStateOf, writeData } from '../../domain/participant-data.ts';
 import { transitionInTransaction } from '../../engine/state-transition.ts';
 import type { Job, StoreRepositories } from '../../store/store.ts';
 import { runTimerJob } from './run-timer-job.ts';

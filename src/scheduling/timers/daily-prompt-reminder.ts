@@ -8,8 +8,8 @@
  *   first wins, in one transaction, so a reply and its reminder never both happen.
  */
 import { DataKey, type StateData } from '../../domain/data-keys.ts';
+import { readData, writeData } from '../../domain/participant-data.ts';
 import { appendToHistory } from '../../engine/conversation-history.ts';
-import { readData, writeData } from '../../engine/participant-data.ts';
 import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
 import type { Job, StoreRepositories } from '../../store/store.ts';
 import type { DeferredSend } from './deferred-sends.ts';

@@ -5,8 +5,8 @@
  */
 import { isConversationState } from '../../domain/conversation-state.ts';
 import { DataKey } from '../../domain/data-keys.ts';
+import { writeData } from '../../domain/participant-data.ts';
 import type { DelayedTransitionScheduler } from '../../engine/delayed-transitions.ts';
-import { writeData } from '../../engine/participant-data.ts';
 import { transitionInTransaction } from '../../engine/state-transition.ts';
 import type { Job } from '../../store/ports/job-queue.ts';
 import { runTimerJob } from './run-timer-job.ts';

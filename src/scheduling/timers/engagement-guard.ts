@@ -11,7 +11,7 @@
  */
 import { DataKey, type StateData } from '../../domain/data-keys.ts';
 import { EngagementState } from '../../domain/engagement-state.ts';
-import { readData, writeData } from '../../engine/participant-data.ts';
+import { readData, writeData } from '../../domain/participant-data.ts';
 import type { StoreRepositories } from '../../store/store.ts';
 import type { TimerConfig } from './timer-dependencies.ts';
 

@@ -8,8 +8,8 @@
  */
 import { FeedbackState } from '../../domain/conversation-state.ts';
 import { DataKey } from '../../domain/data-keys.ts';
+import { writeData } from '../../domain/participant-data.ts';
 import { appendToHistory } from '../../engine/conversation-history.ts';
-import { writeData } from '../../engine/participant-data.ts';
 import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
 import type { MessageKey } from '../../i18n/message-catalogue.ts';
 import type { Job, StoreRepositories } from '../../store/store.ts';

@@ -11,8 +11,8 @@
  *   pause / complete / withdraw / delete: `cancelAllParticipantJobs(tx, id, now)` in the status-changing transaction.
  */
 import type { StateData } from '../../domain/data-keys.ts';
+import { readData } from '../../domain/participant-data.ts';
 import type { DelayedTransitionScheduler } from '../../engine/delayed-transitions.ts';
-import { readData } from '../../engine/participant-data.ts';
 import type { TurnHooks } from '../../engine/turn-hooks.ts';
 import type { AfterPromptSentHook, PromptDeliveryGuard } from '../daily-prompt-handler.ts';
 import type { JobRunner } from '../job-runner.ts';

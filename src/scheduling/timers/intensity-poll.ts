@@ -6,7 +6,7 @@
  */
 import { DataKey } from '../../domain/data-keys.ts';
 import type { Participant } from '../../domain/participant.ts';
-import { readData, readProfile, writeData } from '../../engine/participant-data.ts';
+import { readData, readProfile, writeData } from '../../domain/participant-data.ts';
 import { createBuiltInMessageCatalogue } from '../../i18n/built-in-catalogues.ts';
 import { intensityPoll } from '../../i18n/fixed-polls.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';

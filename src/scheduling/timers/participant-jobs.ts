@@ -3,7 +3,7 @@
  * (timers, daily prompts, undelivered messages), so a non-active participant gets no proactive message.
  */
 import { DataKey, type StateData } from '../../domain/data-keys.ts';
-import { writeData } from '../../engine/participant-data.ts';
+import { writeData } from '../../domain/participant-data.ts';
 import type { StoreRepositories } from '../../store/store.ts';
 import { TIMER_ID_DATA_KEY } from './timer-jobs.ts';
 

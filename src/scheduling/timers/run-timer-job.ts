@@ -4,7 +4,7 @@
  */
 import type { DataKey, StateData } from '../../domain/data-keys.ts';
 import { type Participant, ParticipantStatus } from '../../domain/participant.ts';
-import { readData, writeData } from '../../engine/participant-data.ts';
+import { readData, writeData } from '../../domain/participant-data.ts';
 import type { Job, StoreRepositories } from '../../store/store.ts';
 import { type DeferredSend, sendDeferred } from './deferred-sends.ts';
 import type { TimerDependencies } from './timer-dependencies.ts';

@@ -2,11 +2,11 @@
  * What the timers are built from: one named-options object, wired in the composition root (see `index.ts`).
  */
 import type { Config } from '../../config.ts';
+import type { Clock } from '../../domain/clock.ts';
 import type { NewId } from '../../domain/ids.ts';
 import type { Messenger } from '../../engine/messenger.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
 import type { Store, StoreRepositories } from '../../store/store.ts';
-import type { Clock } from '../clock.ts';
 import type { SchedulingLog } from '../scheduling-log.ts';
 
 /** The settings the timers read; a subset of `Config['scheduling']`, so tests can pass a literal. */

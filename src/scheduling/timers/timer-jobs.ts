@@ -10,7 +10,7 @@
  */
 import { DataKey } from '../../domain/data-keys.ts';
 import type { NewId } from '../../domain/ids.ts';
-import { writeData } from '../../engine/participant-data.ts';
+import { writeData } from '../../domain/participant-data.ts';
 import type { Job, StoreRepositories } from '../../store/store.ts';
 
 export const TimerJobKind = {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataKey } from '../../../src/domain/data-keys.ts';
-import { conversationStateOf } from '../../../src/engine/participant-data.ts';
+import { conversationStateOf } from '../../../src/domain/participant-data.ts';
 import { createTransitionStateTool } from '../../../src/tools/transition-state-tool.ts';
 import { createTimerHarness, MINUTE, type TimerHarness } from './harness.ts';
 

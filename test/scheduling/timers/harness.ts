@@ -8,10 +8,10 @@
 import { DataKey, type StateData } from '../../../src/domain/data-keys.ts';
 import { sequentialIds } from '../../../src/domain/ids.ts';
 import type { Participant } from '../../../src/domain/participant.ts';
+import { newFlowState, writeData } from '../../../src/domain/participant-data.ts';
 import { DONE_POLL } from '../../../src/domain/polls.ts';
 import { readDataWithHistory } from '../../../src/engine/conversation-history.ts';
 import type { HabitPromptGenerator } from '../../../src/engine/habit-prompt-generator.ts';
-import { newFlowState, writeData } from '../../../src/engine/participant-data.ts';
 import { createRecordingMessenger, type RecordingMessenger } from '../../../src/engine/recording-messenger.ts';
 import { createManualClock, type ManualClock } from '../../../src/scheduling/clock.ts';
 import { createDailyPromptHandler } from '../../../src/scheduling/daily-prompt-handler.ts';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConversationState } from '../../../src/domain/conversation-state.ts';
 import { sequentialIds } from '../../../src/domain/ids.ts';
-import { newFlowState } from '../../../src/engine/participant-data.ts';
+import { newFlowState } from '../../../src/domain/participant-data.ts';
 import { createRecordingMessenger } from '../../../src/engine/recording-messenger.ts';
 import { createManualClock } from '../../../src/scheduling/clock.ts';
 import { createJobRunner } from '../../../src/scheduling/job-runner-service.ts';

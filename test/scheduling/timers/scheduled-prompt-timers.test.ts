@@ -3,8 +3,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataKey } from '../../../src/domain/data-keys.ts';
+import { conversationStateOf } from '../../../src/domain/participant-data.ts';
 import { INTENSITY_POLL_QUESTION } from '../../../src/domain/polls.ts';
-import { conversationStateOf } from '../../../src/engine/participant-data.ts';
 import { localDateOf } from '../../../src/scheduling/schedule-time.ts';
 import { DAILY_PROMPT_REMINDER_MESSAGE } from '../../../src/scheduling/timers/daily-prompt-reminder.ts';
 import { createTimerHarness, HABIT_PROMPT, HOUR, MINUTE, START, type TimerHarness } from './harness.ts';

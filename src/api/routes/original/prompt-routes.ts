@@ -10,6 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Clock } from '../../../domain/clock.ts';
 import { AppError } from '../../../domain/errors.ts';
 import type { NewId } from '../../../domain/ids.ts';
 import type { OriginalSchedule } from '../../../domain/original-schedule.ts';
@@ -27,7 +28,6 @@ import {
 import { nextRunAfter, scheduleProblems } from '../../../original/original-schedule.ts';
 import { createSchedule } from '../../../original/original-schedule-jobs.ts';
 import type { OriginalSender } from '../../../original/original-sender.ts';
-import type { Clock } from '../../../scheduling/clock.ts';
 import type { Store } from '../../../store/store.ts';
 import { ORIGINAL_ERRORS, ORIGINAL_TAGS } from './original-schemas.ts';
 

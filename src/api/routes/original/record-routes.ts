@@ -9,11 +9,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Clock } from '../../../domain/clock.ts';
 import { AppError } from '../../../domain/errors.ts';
 import { toE164 } from '../../../domain/phone.ts';
 import { ok } from '../../../http/envelope.ts';
 import { envelope } from '../../../http/envelope-schemas.ts';
-import type { Clock } from '../../../scheduling/clock.ts';
 import type { ReceiptRecord, RecordFilter, ResponseRecord } from '../../../store/original-records.ts';
 import type { Store } from '../../../store/store.ts';
 import {

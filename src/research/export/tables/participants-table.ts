@@ -1,6 +1,6 @@
 import { DataKey } from '../../../domain/data-keys.ts';
+import { conversationStateOf } from '../../../domain/participant-data.ts';
 import { parseProfile } from '../../../domain/profile.ts';
-import { conversationStateOf } from '../../../engine/participant-data.ts';
 import { keysetPages } from '../../../store/keyset-pages.ts';
 import {
   EXPORT_PAGE_SIZE,

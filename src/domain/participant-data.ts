@@ -4,14 +4,19 @@
  * which is what makes that safe.
  */
 
-import type { ConversationState } from '../domain/conversation-state.ts';
-import { DEFAULT_CONVERSATION_STATE, isConversationState, TOP_LEVEL_STATE } from '../domain/conversation-state.ts';
-import { DataKey, type StateData } from '../domain/data-keys.ts';
-import type { FlowState } from '../domain/flow-state.ts';
-import { parseProfile, serializeProfile, type UserProfile } from '../domain/profile.ts';
-import type { StoreRepositories } from '../store/store.ts';
+import type { ConversationState } from './conversation-state.ts';
+import { DEFAULT_CONVERSATION_STATE, isConversationState, TOP_LEVEL_STATE } from './conversation-state.ts';
+import { DataKey, type StateData } from './data-keys.ts';
+import type { FlowState } from './flow-state.ts';
+import { parseProfile, serializeProfile, type UserProfile } from './profile.ts';
 
-type Repositories = Pick<StoreRepositories, 'flowStates'>;
+/** The part of the flow-state repository these functions use (the store's `flowStates` satisfies it). */
+interface Repositories {
+  readonly flowStates: {
+    get(participantId: string): Promise<FlowState | undefined>;
+    save(state: FlowState): Promise<void>;
+  };
+}
 
 export function newFlowState(participantId: string, now: Date, stateData: StateData = {}): FlowState {
   return {
