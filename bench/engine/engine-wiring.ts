@@ -8,10 +8,10 @@
 import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { ConversationState } from '../../src/domain/conversation-state.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
+import { silentLog } from '../../src/domain/log.ts';
 import type { ConversationFlow } from '../../src/engine/conversation-flow.ts';
 import { createConversationFlow } from '../../src/engine/conversation-flow-service.ts';
 import { createHabitPromptGenerator } from '../../src/engine/habit-prompt-generator-service.ts';
-import { silentLogger } from '../../src/engine/logger.ts';
 import { createFeedbackModule } from '../../src/engine/modules/feedback-module.ts';
 import { createIntakeModule } from '../../src/engine/modules/intake-module.ts';
 import { loadSystemPrompts } from '../../src/engine/system-prompts.ts';
@@ -70,7 +70,7 @@ export function createBenchEngine(store: Store): BenchEngine {
     llm,
     clock,
     systemPrompt: prompts.promptGenerator,
-    log: silentLogger,
+    log: silentLog,
   });
   const registry = createToolRegistry([
     createSaveUserProfileTool({ store, clock }),
@@ -89,7 +89,7 @@ export function createBenchEngine(store: Store): BenchEngine {
       [ConversationState.FEEDBACK]: createFeedbackModule(prompts.feedback),
     },
     config: { chatHistoryLimit: -1, debug: false },
-    log: silentLogger,
+    log: silentLog,
   });
   return {
     flow,

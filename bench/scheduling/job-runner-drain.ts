@@ -3,9 +3,10 @@
  * 09:00), run by `runDue` with the default batch size and the participant lock. The handler does nothing, so the
  * numbers are the runner's own cost per job: claim, lease, lock, completion.
  */
+
+import { silentLog } from '../../src/domain/log.ts';
 import { createManualClock } from '../../src/scheduling/clock.ts';
 import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';
-import { silentLog } from '../../src/scheduling/scheduling-log.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { Benchmark } from '../support/benchmark.ts';

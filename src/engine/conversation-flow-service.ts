@@ -14,6 +14,7 @@
 import type { Clock } from '../domain/clock.ts';
 import type { ConversationState } from '../domain/conversation-state.ts';
 import { AppError } from '../domain/errors.ts';
+import type { Log } from '../domain/log.ts';
 import type { Participant } from '../domain/participant.ts';
 import { formatPollAnswer } from '../domain/polls.ts';
 import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
@@ -25,7 +26,6 @@ import type { Store } from '../store/store.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import type { ConversationFlow, TurnResult } from './conversation-flow.ts';
 import { readHistory } from './conversation-history.ts';
-import type { Logger } from './logger.ts';
 import type { Messenger } from './messenger.ts';
 import type { ConversationModule } from './modules/conversation-module.ts';
 import { createParticipantMessages } from './participant-message.ts';
@@ -51,7 +51,7 @@ export interface ConversationFlowDependencies {
   modules: Record<ConversationState, ConversationModule>;
   hooks?: TurnHooks;
   config: { chatHistoryLimit: number; debug: boolean; toolProtocol?: ToolProtocol };
-  log: Logger;
+  log: Log;
   onToolCall?: ToolCallObserver;
   /** Checks every request before it is sent: `throw` mode in tests, `repair` (the default) in production. */
   requestGuard?: RequestGuard;

@@ -7,6 +7,7 @@ import type { Clock } from '../domain/clock.ts';
 import { DataKey } from '../domain/data-keys.ts';
 import { errorMessage } from '../domain/errors.ts';
 import { ENGLISH } from '../domain/language.ts';
+import type { Log } from '../domain/log.ts';
 import { readData, readProfile, writeData } from '../domain/participant-data.ts';
 import type { UserProfile } from '../domain/profile.ts';
 import { buildToneGuide } from '../domain/tone.ts';
@@ -14,7 +15,6 @@ import type { ChatResponse, LlmClient } from '../llm/llm.ts';
 import type { Store } from '../store/store.ts';
 import { buildChatMessages } from './context-builder.ts';
 import type { HabitPromptGenerator, HabitPromptOutcome } from './habit-prompt-generator.ts';
-import type { Logger } from './logger.ts';
 import { createRequestGuard, type RequestGuard } from './request-validator.ts';
 import { type LanguagePrompts, type PromptSettingsSource, participantSystemPrompt } from './system-prompts.ts';
 
@@ -46,7 +46,7 @@ export function createHabitPromptGenerator(dependencies: {
   llm: LlmClient;
   clock: Clock;
   systemPrompt: string;
-  log: Logger;
+  log: Log;
   /** Checks every request before it is sent: `throw` mode in tests, `repair` (the default) in production. */
   requestGuard?: RequestGuard;
   /** Per-language versions of the generator prompt (`prompts/es/prompt-generator.txt`). */

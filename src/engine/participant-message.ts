@@ -8,12 +8,12 @@ import type { Clock } from '../domain/clock.ts';
 import { ConversationState, isConversationState } from '../domain/conversation-state.ts';
 import { DataKey } from '../domain/data-keys.ts';
 import type { ConversationMessage } from '../domain/history.ts';
+import type { Log } from '../domain/log.ts';
 import { readData, readProfile, writeData, writeProfile } from '../domain/participant-data.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';
 import type { IncomingMessage } from './conversation-flow.ts';
 import { appendToHistory, readHistory } from './conversation-history.ts';
-import type { Logger } from './logger.ts';
 import { applyPollAnswer } from './poll-effects.ts';
 import type { TurnHooks } from './turn-hooks.ts';
 
@@ -35,7 +35,7 @@ export interface ParticipantMessages {
 export function createParticipantMessages(dependencies: {
   store: Store;
   clock: Clock;
-  log: Logger;
+  log: Log;
   hooks?: TurnHooks;
   messages: MessageCatalogue;
 }): ParticipantMessages {

@@ -11,6 +11,7 @@
  * 5. No assistant message with neither text nor tool calls.
  */
 import { AppError } from '../domain/errors.ts';
+import type { Log } from '../domain/log.ts';
 import type { ChatMessage, LlmToolCall } from '../llm/llm.ts';
 
 /** Stands in for a tool result that is missing, so the model still sees one answer per call. */
@@ -144,15 +145,11 @@ export function repairChatRequest(messages: readonly ChatMessage[]): ChatMessage
   return [...system, ...(firstUser === -1 ? conversation : conversation.slice(firstUser))];
 }
 
-/** The logging the guard needs; a pino logger fits. */
-export interface RequestGuardLog {
-  warn(details: Record<string, unknown>, message: string): void;
-}
-
 export interface RequestGuardOptions {
   /** `throw` under test and in development; `repair` in production. */
   mode: 'throw' | 'repair';
-  log: RequestGuardLog;
+  /** The guard only warns. */
+  log: Pick<Log, 'warn'>;
 }
 
 /** Returns the request unchanged when valid; otherwise throws or repairs, per {@link RequestGuardOptions.mode}. */

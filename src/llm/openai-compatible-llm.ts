@@ -6,13 +6,9 @@
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { AppError } from '../domain/errors.ts';
+import type { Log } from '../domain/log.ts';
 import { createHttpClient } from '../http/http-client.ts';
 import type { ChatMessage, ChatResponse, LlmClient, LlmToolCall, ToolDefinition } from './llm.ts';
-
-/** The logging this adapter needs; a pino logger fits. */
-export interface LlmLog {
-  warn(details: Record<string, unknown>, message: string): void;
-}
 
 export interface OpenAiCompatibleLlmOptions {
   /** Optional: local servers (Ollama, llama.cpp) need none, so a placeholder is sent instead. */
@@ -30,7 +26,8 @@ export interface OpenAiCompatibleLlmOptions {
   timeoutMs: number;
   /** Retries after the first attempt. */
   maxRetries: number;
-  log?: LlmLog;
+  /** The adapter only warns (each failed attempt). */
+  log?: Pick<Log, 'warn'>;
   /** The application's HTTP client (`createHttpClient`, made in main.ts); without one, a client of its own. */
   fetch?: typeof globalThis.fetch;
 }
@@ -83,7 +80,7 @@ export function createOpenAiCompatibleLlm(options: OpenAiCompatibleLlmOptions): 
 }
 
 /** Logs every failed attempt, including the ones the SDK goes on to retry, which it would otherwise hide. */
-function loggingFetch(baseFetch: typeof globalThis.fetch, log: LlmLog | undefined): typeof globalThis.fetch {
+function loggingFetch(baseFetch: typeof globalThis.fetch, log: Pick<Log, 'warn'> | undefined): typeof globalThis.fetch {
   if (!log) return baseFetch;
   return async (input, init) => {
     const response = await baseFetch(input, init);

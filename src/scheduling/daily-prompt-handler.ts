@@ -20,6 +20,7 @@ import type { Clock } from '../domain/clock.ts';
 import { DataKey } from '../domain/data-keys.ts';
 import { errorMessage } from '../domain/errors.ts';
 import type { NewId } from '../domain/ids.ts';
+import type { Log } from '../domain/log.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
 import { readProfile, writeData, writeProfile } from '../domain/participant-data.ts';
 import type { UserProfile } from '../domain/profile.ts';
@@ -39,7 +40,6 @@ import {
 import type { JobHandler } from './job-runner.ts';
 import { readSchedules, type ScheduleInfo } from './schedule-registry.ts';
 import { addLocalDays } from './schedule-time.ts';
-import type { SchedulingLog } from './scheduling-log.ts';
 
 /** A message the hook wants sent with the prompt, after its Done poll (e.g. the intensity poll). */
 export interface FollowUpSend {
@@ -82,7 +82,7 @@ export interface DailyPromptHandlerOptions {
   promptGenerator: HabitPromptGenerator;
   newId: NewId;
   config: { prepTimeMinutes: number; missedPromptGraceMs: number };
-  log: SchedulingLog;
+  log: Log;
   /** Draws the next day's minute of a random schedule; defaults to `Math.random`. */
   random?: RandomSource;
   afterPromptSent?: AfterPromptSentHook;

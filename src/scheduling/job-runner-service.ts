@@ -24,13 +24,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../domain/clock.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
+import type { Log } from '../domain/log.ts';
 import type { ParticipantLock } from '../store/participant-lock.ts';
 import { type Job, JobStatus, type Store } from '../store/store.ts';
 import { isManualClock } from './clock.ts';
 import { createCompletionBatch } from './completion-batch.ts';
 import { isJobHold, type JobCompletion, type JobHandler, type JobHold, type JobRunner } from './job-runner.ts';
 import { createLeaseHeartbeat } from './lease-heartbeat.ts';
-import type { SchedulingLog } from './scheduling-log.ts';
 
 /** What happened to one run of a job: done, rescheduled for a retry, held (waits, same row), or given up. */
 export type JobRunOutcome = 'completed' | 'retrying' | 'held' | 'failed';
@@ -45,7 +45,7 @@ export interface JobRunnerOptions {
   store: Store;
   clock: Clock;
   lock: ParticipantLock;
-  log: SchedulingLog;
+  log: Log;
   /** The lease owner written on claimed jobs; unique per process. */
   owner?: string;
   /**

@@ -9,8 +9,8 @@
 
 import type { Clock } from '../domain/clock.ts';
 import { errorMessage } from '../domain/errors.ts';
+import type { Log } from '../domain/log.ts';
 import type { Store } from '../store/store.ts';
-import type { SchedulingLog } from './scheduling-log.ts';
 
 /** The longest time between two beats, whatever the lease: how long a dead instance's jobs wait at most. */
 export const MAX_HEARTBEAT_MS = 10_000;
@@ -35,7 +35,7 @@ export interface LeaseHeartbeat {
 export function createLeaseHeartbeat(options: {
   store: Store;
   clock: Clock;
-  log: SchedulingLog;
+  log: Log;
   owner: string;
   leaseMs: number;
   /** The jobs the runner is running under its lease. */

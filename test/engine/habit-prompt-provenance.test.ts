@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DataKey } from '../../src/domain/data-keys.ts';
+import { silentLog } from '../../src/domain/log.ts';
 import { newFlowState } from '../../src/domain/participant-data.ts';
 import { createHabitPromptGenerator } from '../../src/engine/habit-prompt-generator-service.ts';
-import { silentLogger } from '../../src/engine/logger.ts';
 import type { LlmClient } from '../../src/llm/llm.ts';
 import { createProvenanceLlm } from '../../src/research/provenance/provenance-llm.ts';
 import { createManualClock } from '../../src/scheduling/clock.ts';
@@ -42,14 +42,14 @@ describe('the habit prompt generator’s provenance', () => {
       providerHost: 'localhost:1',
       temperature: undefined,
       prompts: [],
-      log: silentLogger,
+      log: silentLog,
     });
     return createHabitPromptGenerator({
       store,
       llm,
       clock: createManualClock(AT),
       systemPrompt: 'You write habit prompts.',
-      log: silentLogger,
+      log: silentLog,
     });
   }
 

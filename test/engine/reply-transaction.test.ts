@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { ConversationState } from '../../src/domain/conversation-state.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
+import type { Log } from '../../src/domain/log.ts';
 import { newFlowState } from '../../src/domain/participant-data.ts';
 import { createConversationFlow } from '../../src/engine/conversation-flow-service.ts';
 import { readHistory } from '../../src/engine/conversation-history.ts';
-import type { Logger } from '../../src/engine/logger.ts';
 import { createFeedbackModule } from '../../src/engine/modules/feedback-module.ts';
 import { createIntakeModule } from '../../src/engine/modules/intake-module.ts';
 import { loadSystemPrompts } from '../../src/engine/system-prompts.ts';
@@ -49,7 +49,7 @@ async function outboxEngine() {
     },
   };
   const errors: string[] = [];
-  const log: Logger = {
+  const log: Log = {
     debug: () => undefined,
     info: () => undefined,
     warn: () => undefined,

@@ -3,6 +3,7 @@
  * `scheduler` tool, daily-prompt handler, a recording messenger and a scripted prompt generator.
  */
 import { sequentialIds } from '../../src/domain/ids.ts';
+import { silentLog } from '../../src/domain/log.ts';
 import type { Participant } from '../../src/domain/participant.ts';
 import { createRecordingMessenger, type RecordingMessenger } from '../../src/engine/recording-messenger.ts';
 import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
@@ -14,7 +15,6 @@ import {
 import { DAILY_PROMPT_JOB } from '../../src/scheduling/daily-prompt-jobs.ts';
 import type { JobRunner } from '../../src/scheduling/job-runner.ts';
 import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';
-import { silentLog } from '../../src/scheduling/scheduling-log.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createSchedulerTool } from '../../src/tools/scheduler-tool.ts';

@@ -4,10 +4,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { wakeHeldDeliveries, withDeliveryHold } from '../../src/channels/whatsapp-web/delivery-hold.ts';
+import { silentLog } from '../../src/domain/log.ts';
 import { silentLog as silentAppLog } from '../../src/observability/log.ts';
 import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
 import { createJobRunner, type JobRunReport } from '../../src/scheduling/job-runner-service.ts';
-import { silentLog } from '../../src/scheduling/scheduling-log.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createMemoryStore, minutes } from './scheduling-fixtures.ts';

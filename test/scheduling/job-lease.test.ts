@@ -6,10 +6,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { silentLog } from '../../src/domain/log.ts';
 import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
 import { createJobRunner, DEFAULT_LEASE_MS, type JobRunnerOptions } from '../../src/scheduling/job-runner-service.ts';
 import { leaseRenewalIntervalMs } from '../../src/scheduling/lease-heartbeat.ts';
-import { silentLog } from '../../src/scheduling/scheduling-log.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createMemoryStore } from './scheduling-fixtures.ts';

@@ -5,6 +5,7 @@
 import { ConversationState } from '../../src/domain/conversation-state.ts';
 import { DataKey, type StateData } from '../../src/domain/data-keys.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
+import { silentLog } from '../../src/domain/log.ts';
 import { formatParticipantBackground, type Participant } from '../../src/domain/participant.ts';
 import { newFlowState, readData, writeData } from '../../src/domain/participant-data.ts';
 import { parseProfile, type UserProfile } from '../../src/domain/profile.ts';
@@ -12,7 +13,6 @@ import type { ConversationFlow } from '../../src/engine/conversation-flow.ts';
 import { createConversationFlow } from '../../src/engine/conversation-flow-service.ts';
 import { readDataWithHistory } from '../../src/engine/conversation-history.ts';
 import { createHabitPromptGenerator } from '../../src/engine/habit-prompt-generator-service.ts';
-import { silentLogger } from '../../src/engine/logger.ts';
 import { createFeedbackModule } from '../../src/engine/modules/feedback-module.ts';
 import { createIntakeModule } from '../../src/engine/modules/intake-module.ts';
 import { createRecordingMessenger, type RecordingMessenger } from '../../src/engine/recording-messenger.ts';
@@ -75,8 +75,8 @@ export async function createEngineHarness(options: HarnessOptions = {}): Promise
     llm,
     clock,
     systemPrompt: prompts.promptGenerator,
-    log: silentLogger,
-    requestGuard: createRequestGuard({ mode: 'throw', log: silentLogger }),
+    log: silentLog,
+    requestGuard: createRequestGuard({ mode: 'throw', log: silentLog }),
   });
   const registry = createToolRegistry([
     createSaveUserProfileTool({ store, clock }),
@@ -101,8 +101,8 @@ export async function createEngineHarness(options: HarnessOptions = {}): Promise
       debug: options.debug ?? false,
       ...(options.toolProtocol ? { toolProtocol: options.toolProtocol } : {}),
     },
-    log: silentLogger,
-    requestGuard: createRequestGuard({ mode: 'throw', log: silentLogger }),
+    log: silentLog,
+    requestGuard: createRequestGuard({ mode: 'throw', log: silentLog }),
   });
   const newId = sequentialIds();
   const participant: Participant = {

@@ -13,7 +13,6 @@ import { readData, writeProfile } from '../../src/domain/participant-data.ts';
 import { parseProfile } from '../../src/domain/profile.ts';
 import { createConversationFlow } from '../../src/engine/conversation-flow-service.ts';
 import { createHabitPromptGenerator } from '../../src/engine/habit-prompt-generator-service.ts';
-import { silentLogger } from '../../src/engine/logger.ts';
 import { createFeedbackModule } from '../../src/engine/modules/feedback-module.ts';
 import { createIntakeModule } from '../../src/engine/modules/intake-module.ts';
 import { createRecordingMessenger } from '../../src/engine/recording-messenger.ts';
@@ -83,7 +82,7 @@ arms:
     llm,
     clock,
     systemPrompt: prompts.promptGenerator,
-    log: silentLogger,
+    log: silentLog,
     promptSettings: arms.promptSettings,
   });
   const flow = createConversationFlow({
@@ -98,7 +97,7 @@ arms:
       [ConversationState.FEEDBACK]: createFeedbackModule(prompts.feedback),
     },
     config: { chatHistoryLimit: -1, debug: false },
-    log: silentLogger,
+    log: silentLog,
     promptSettings: arms.promptSettings,
   });
   const participants = createParticipantService({

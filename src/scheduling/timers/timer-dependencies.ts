@@ -4,10 +4,10 @@
 import type { Config } from '../../config.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { NewId } from '../../domain/ids.ts';
+import type { Log } from '../../domain/log.ts';
 import type { Messenger } from '../../engine/messenger.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
 import type { Store, StoreRepositories } from '../../store/store.ts';
-import type { SchedulingLog } from '../scheduling-log.ts';
 
 /** The settings the timers read; a subset of `Config['scheduling']`, so tests can pass a literal. */
 export type TimerConfig = Pick<
@@ -54,7 +54,7 @@ export interface TimerDependencies {
   newId: NewId;
   messenger: Messenger;
   config: TimerConfig;
-  log: SchedulingLog;
+  log: Log;
   /** The reminder, nudges and intensity poll in the participant's language; defaults to the built-in catalogues. */
   messages?: MessageCatalogue;
   /** Per participant, which timers run; all of them when absent (no study design). */

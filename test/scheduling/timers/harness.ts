@@ -7,6 +7,7 @@
 
 import { DataKey, type StateData } from '../../../src/domain/data-keys.ts';
 import { sequentialIds } from '../../../src/domain/ids.ts';
+import { silentLog } from '../../../src/domain/log.ts';
 import type { Participant } from '../../../src/domain/participant.ts';
 import { newFlowState, writeData } from '../../../src/domain/participant-data.ts';
 import { DONE_POLL } from '../../../src/domain/polls.ts';
@@ -18,7 +19,6 @@ import { createDailyPromptHandler } from '../../../src/scheduling/daily-prompt-h
 import { armSchedule, DAILY_PROMPT_JOB } from '../../../src/scheduling/daily-prompt-jobs.ts';
 import type { JobRunner } from '../../../src/scheduling/job-runner.ts';
 import { createJobRunner } from '../../../src/scheduling/job-runner-service.ts';
-import { silentLog } from '../../../src/scheduling/scheduling-log.ts';
 import {
   type ConversationTimers,
   DEFAULT_TIMER_CONFIG,

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConversationState } from '../../../src/domain/conversation-state.ts';
 import { sequentialIds } from '../../../src/domain/ids.ts';
+import { silentLog } from '../../../src/domain/log.ts';
 import { newFlowState } from '../../../src/domain/participant-data.ts';
 import { createRecordingMessenger } from '../../../src/engine/recording-messenger.ts';
 import { createManualClock } from '../../../src/scheduling/clock.ts';
 import { createJobRunner } from '../../../src/scheduling/job-runner-service.ts';
-import { silentLog } from '../../../src/scheduling/scheduling-log.ts';
 import { DEFAULT_TIMER_CONFIG, registerTimers } from '../../../src/scheduling/timers/index.ts';
 import { createInProcessLock } from '../../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../../src/store/sqlite/sqlite-store.ts';
