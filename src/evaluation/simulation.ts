@@ -7,8 +7,9 @@
 import type { Environment } from '../config.ts';
 import { DataKey } from '../domain/data-keys.ts';
 import { errorMessage } from '../domain/errors.ts';
+import { parseLocalTime } from '../domain/local-time.ts';
 import type { LlmClient } from '../llm/llm.ts';
-import { addLocalDays, instantAtLocalTime, localDateOf, parseLocalTime } from '../scheduling/schedule-time.ts';
+import { addLocalDays, instantAtLocalTime, localDateOf } from '../scheduling/schedule-time.ts';
 import type { Persona } from './persona.ts';
 import { type PersonaPlayer, playerFor, type ReplyPurpose, type SeenMessage, seededRandom } from './persona-player.ts';
 import { type CoachConfiguration, EVALUATION_CHANNEL, settle, startSimulationApp } from './simulation-app.ts';

@@ -4,16 +4,16 @@
  * handler enqueues the next occurrence the same way, so the recurrence survives restarts and is computed per local
  * date (see schedule-time.ts) rather than by adding 24 hours.
  */
+
 import type { NewId } from '../domain/ids.ts';
+import { type LocalTime, parseLocalTime } from '../domain/local-time.ts';
 import type { Job, StoreRepositories } from '../store/store.ts';
 import { readSchedules, type ScheduleInfo, ScheduleType, writeSchedules } from './schedule-registry.ts';
 import {
   addLocalDays,
   compareLocalDates,
   instantAtLocalTime,
-  type LocalTime,
   localDateOf,
-  parseLocalTime,
   randomTimeInWindow,
 } from './schedule-time.ts';
 

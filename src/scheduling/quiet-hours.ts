@@ -11,9 +11,10 @@
 
 import { Temporal } from 'temporal-polyfill';
 import type { Clock } from '../domain/clock.ts';
+import type { LocalTime } from '../domain/local-time.ts';
 import type { Job, Store } from '../store/store.ts';
 import type { JobRunner } from './job-runner.ts';
-import { type LocalTime, minutesOfDay, nextOccurrence } from './schedule-time.ts';
+import { minutesOfDay, nextOccurrence } from './schedule-time.ts';
 
 export interface QuietHours {
   start: LocalTime;

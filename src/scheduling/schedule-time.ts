@@ -9,14 +9,8 @@
  * - a time that exists twice (the fall-back overlap, 01:30) takes the earlier instant.
  */
 import { Temporal } from 'temporal-polyfill';
+import type { LocalTime } from '../domain/local-time.ts';
 
-/** A local wall-clock time of day, minute precision. */
-export interface LocalTime {
-  hour: number;
-  minute: number;
-}
-
-const LOCAL_TIME_PATTERN = /^([01]\d|2[0-3]):([0-5]\d)$/;
 /**
  * Results of the calendar computations below, by their arguments: they are pure (a process's time-zone rules do not
  * change while it runs), the same few zones, dates and times come back for every participant (a morning's prompts
@@ -47,13 +41,6 @@ const localInstants = memo<number>();
 
 const LOCAL_DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const MINUTES_PER_DAY = 24 * 60;
-
-/** Parses strict `HH:MM` (24-hour, two digits each); undefined otherwise. */
-export function parseLocalTime(text: string): LocalTime | undefined {
-  const match = LOCAL_TIME_PATTERN.exec(text.trim());
-  if (!match) return undefined;
-  return { hour: Number(match[1]), minute: Number(match[2]) };
-}
 
 export function formatLocalTime(time: LocalTime): string {
   return `${String(time.hour).padStart(2, '0')}:${String(time.minute).padStart(2, '0')}`;

@@ -5,18 +5,14 @@
  * durable `daily_prompt` job (see scheduling/daily-prompt-jobs.ts); the job and the `scheduleRegistry` entry are
  * written in one transaction, so they never disagree.
  */
+
 import { z } from 'zod';
 import type { Clock } from '../domain/clock.ts';
 import type { NewId } from '../domain/ids.ts';
+import { parseLocalTime } from '../domain/local-time.ts';
 import { type ArmedSchedule, armSchedule, disarmSchedule, type RandomSource } from '../scheduling/daily-prompt-jobs.ts';
 import { readSchedules, type ScheduleInfo, ScheduleType, writeSchedules } from '../scheduling/schedule-registry.ts';
-import {
-  canonicalTimeZone,
-  formatLocalInstant,
-  isValidTimeZone,
-  minutesOfDay,
-  parseLocalTime,
-} from '../scheduling/schedule-time.ts';
+import { canonicalTimeZone, formatLocalInstant, isValidTimeZone, minutesOfDay } from '../scheduling/schedule-time.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';
 import { defineTool, errorResult, type Tool, type ToolContext, type ToolResult } from './tool.ts';
 

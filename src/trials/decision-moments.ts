@@ -4,7 +4,8 @@
  * n-th of the point's `times` (sorted), delayed by a jitter drawn from the seed within `jitter_minutes`; a point at
  * the daily prompt time has one slot, the day's daily prompt target time.
  */
-import { addLocalDays, instantAtLocalTime, localDateOf, parseLocalTime } from '../scheduling/schedule-time.ts';
+import { parseLocalTime } from '../domain/local-time.ts';
+import { addLocalDays, instantAtLocalTime, localDateOf } from '../scheduling/schedule-time.ts';
 import { keyedUniform, weightedChoice } from './keyed-random.ts';
 import type { DecisionPoint, StudyDesign } from './study-design.ts';
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseLocalTime } from '../../src/domain/local-time.ts';
 import {
   addLocalDays,
   canonicalTimeZone,
@@ -8,7 +9,6 @@ import {
   isValidTimeZone,
   localDateOf,
   nextOccurrence,
-  parseLocalTime,
   randomTimeInWindow,
 } from '../../src/scheduling/schedule-time.ts';
 import { seededRandom } from './scheduling-fixtures.ts';
