@@ -15,13 +15,13 @@ import { createHabitPromptGenerator } from '../../src/engine/habit-prompt-genera
 import { createFeedbackModule } from '../../src/engine/modules/feedback-module.ts';
 import { createIntakeModule } from '../../src/engine/modules/intake-module.ts';
 import { loadSystemPrompts } from '../../src/engine/system-prompts.ts';
+import { createToolRegistry } from '../../src/engine/tool-registry.ts';
 import type { ChatRequest, ChatResponse, LlmClient } from '../../src/llm/llm.ts';
 import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createGenerateHabitPromptTool } from '../../src/tools/generate-habit-prompt-tool.ts';
 import { createSaveUserProfileTool } from '../../src/tools/save-user-profile-tool.ts';
-import { createToolRegistry } from '../../src/tools/tool-registry.ts';
 import { createTransitionStateTool } from '../../src/tools/transition-state-tool.ts';
 import { BENCH_START } from '../support/fixtures.ts';
 

@@ -11,9 +11,9 @@
 import { errorMessage } from '../domain/errors.ts';
 import type { ChatMessage, ChatResponse, LlmClient, LlmToolCall } from '../llm/llm.ts';
 import { parseTextToolCalls, type TextToolCall, type ToolProtocol } from '../llm/text-tool-protocol.ts';
-import type { ToolContext, ToolResult } from '../tools/tool.ts';
-import { errorResult } from '../tools/tool.ts';
-import type { ToolRegistry } from '../tools/tool-registry.ts';
+import type { ToolContext, ToolResult } from './tool.ts';
+import { errorResult } from './tool.ts';
+import type { ToolRegistry } from './tool-registry.ts';
 import type { TurnRecorder } from './turn-recorder.ts';
 
 export const MAX_TOOL_ROUNDS = 10;

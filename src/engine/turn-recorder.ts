@@ -7,7 +7,7 @@
 import type { Clock } from '../domain/clock.ts';
 import type { LlmToolCall } from '../llm/llm.ts';
 import type { Store } from '../store/store.ts';
-import type { ToolResult } from '../tools/tool.ts';
+import type { ToolResult } from './tool.ts';
 
 /** Each method records in the caller's unit of work when one is open (the tool loop's exchange), else on its own. */
 export interface TurnRecorder {

@@ -17,7 +17,6 @@ import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { LlmClient } from '../llm/llm.ts';
 import type { ToolProtocol } from '../llm/text-tool-protocol.ts';
 import type { Store } from '../store/store.ts';
-import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { buildChatMessages } from './context-builder.ts';
 import { LlmOutageError, type TurnResult } from './conversation-flow.ts';
 import { appendToHistory } from './conversation-history.ts';
@@ -27,6 +26,7 @@ import type { ConversationModule } from './modules/conversation-module.ts';
 import type { RequestGuard } from './request-validator.ts';
 import { type PromptSettingsSource, participantSystemPrompt } from './system-prompts.ts';
 import { runToolLoop } from './tool-loop.ts';
+import type { ToolRegistry } from './tool-registry.ts';
 import type { TurnHooks } from './turn-hooks.ts';
 import { createTurnRecorder, type ToolCallObserver } from './turn-recorder.ts';
 

@@ -5,9 +5,9 @@
  * conversation going; the fixed safety message is the detectors' answer, not the coach's.
  */
 import { z } from 'zod';
+import { defineTool } from '../engine/tool.ts';
 import type { AlertService } from '../safety/alert-service.ts';
 import type { Store } from '../store/store.ts';
-import { defineTool } from './tool.ts';
 
 export const FLAG_FOR_STAFF_TOOL = 'flag_for_staff';
 

@@ -6,9 +6,9 @@
 import { z } from 'zod';
 import type { Clock } from '../domain/clock.ts';
 import type { HabitPromptGenerator } from '../engine/habit-prompt-generator.ts';
+import { defineTool, errorResult, type ToolResult } from '../engine/tool.ts';
 import type { TurnHooks } from '../engine/turn-hooks.ts';
 import type { Store } from '../store/store.ts';
-import { defineTool, errorResult, type ToolResult } from './tool.ts';
 
 export const generateHabitPromptSchema = z.object({
   delivery_mode: z

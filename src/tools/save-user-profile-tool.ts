@@ -8,8 +8,8 @@ import type { Clock } from '../domain/clock.ts';
 import { readProfile, writeProfile } from '../domain/participant-data.ts';
 import { PROFILE_TEXT_FIELDS, type ProfileTextField } from '../domain/profile.ts';
 import { updateProfileTone } from '../domain/tone.ts';
+import { defineTool, type ToolResult } from '../engine/tool.ts';
 import type { Store } from '../store/store.ts';
-import { defineTool, type ToolResult } from './tool.ts';
 
 const field = (description: string) => z.string().max(2000).optional().describe(description);
 

@@ -10,11 +10,11 @@ import { z } from 'zod';
 import type { Clock } from '../domain/clock.ts';
 import type { NewId } from '../domain/ids.ts';
 import { parseLocalTime } from '../domain/local-time.ts';
+import { defineTool, errorResult, type Tool, type ToolContext, type ToolResult } from '../engine/tool.ts';
 import { type ArmedSchedule, armSchedule, disarmSchedule, type RandomSource } from '../scheduling/daily-prompt-jobs.ts';
 import { readSchedules, type ScheduleInfo, ScheduleType, writeSchedules } from '../scheduling/schedule-registry.ts';
 import { canonicalTimeZone, formatLocalInstant, isValidTimeZone, minutesOfDay } from '../scheduling/schedule-time.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';
-import { defineTool, errorResult, type Tool, type ToolContext, type ToolResult } from './tool.ts';
 
 export const SCHEDULER_TOOL_NAME = 'scheduler';
 

@@ -8,8 +8,8 @@ import type { Clock } from '../domain/clock.ts';
 import { ConversationState } from '../domain/conversation-state.ts';
 import type { DelayedTransitionScheduler } from '../engine/delayed-transitions.ts';
 import { transitionInTransaction } from '../engine/state-transition.ts';
+import { defineTool, errorResult, type ToolResult } from '../engine/tool.ts';
 import type { Store } from '../store/store.ts';
-import { defineTool, errorResult, type ToolResult } from './tool.ts';
 
 /** A week: anything longer is almost certainly a unit mistake by the model. */
 const MAX_DELAY_MINUTES = 7 * 24 * 60;

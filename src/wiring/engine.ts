@@ -9,6 +9,7 @@ import { createFeedbackModule } from '../engine/modules/feedback-module.ts';
 import { createIntakeModule } from '../engine/modules/intake-module.ts';
 import { withExtraTools } from '../engine/modules/with-extra-tools.ts';
 import { createRequestGuard } from '../engine/request-validator.ts';
+import { createToolRegistry } from '../engine/tool-registry.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { LlmClient } from '../llm/llm.ts';
 import { registerTimers } from '../scheduling/timers/index.ts';
@@ -16,7 +17,6 @@ import { createFlagForStaffTool, FLAG_FOR_STAFF_TOOL } from '../tools/flag-for-s
 import { createGenerateHabitPromptTool } from '../tools/generate-habit-prompt-tool.ts';
 import { createSaveUserProfileTool } from '../tools/save-user-profile-tool.ts';
 import { createSchedulerTool } from '../tools/scheduler-tool.ts';
-import { createToolRegistry } from '../tools/tool-registry.ts';
 import { createTransitionStateTool } from '../tools/transition-state-tool.ts';
 import type { Core } from './application.ts';
 import { wireDailyPrompt } from './daily-prompt.ts';

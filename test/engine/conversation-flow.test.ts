@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { DataKey } from '../../src/domain/data-keys.ts';
 import { parseHistory } from '../../src/domain/history.ts';
 import { DEBUG_PREFIX } from '../../src/engine/debug-report.ts';
+import { defineTool } from '../../src/engine/tool.ts';
 import type { ChatRequest } from '../../src/llm/llm.ts';
-import { defineTool } from '../../src/tools/tool.ts';
 import { createEngineHarness, type EngineHarness, systemText } from '../support/engine-harness.ts';
 
 let harness: EngineHarness | undefined;

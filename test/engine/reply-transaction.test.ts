@@ -9,13 +9,13 @@ import { readHistory } from '../../src/engine/conversation-history.ts';
 import { createFeedbackModule } from '../../src/engine/modules/feedback-module.ts';
 import { createIntakeModule } from '../../src/engine/modules/intake-module.ts';
 import { loadSystemPrompts } from '../../src/engine/system-prompts.ts';
+import { createToolRegistry } from '../../src/engine/tool-registry.ts';
 import { createFakeLlm } from '../../src/llm/fake-llm.ts';
 import { createManualClock } from '../../src/scheduling/clock.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { insideUnitOfWork } from '../../src/store/unit-of-work.ts';
-import { createToolRegistry } from '../../src/tools/tool-registry.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
 
 const START = new Date('2026-03-02T14:00:00.000Z');

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { defineTool } from '../../src/engine/tool.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { insideUnitOfWork } from '../../src/store/unit-of-work.ts';
-import { defineTool } from '../../src/tools/tool.ts';
 import { createEngineHarness, type EngineHarness } from '../support/engine-harness.ts';
 
 let harness: EngineHarness | undefined;

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AppError } from '../../src/domain/errors.ts';
+import { defineTool } from '../../src/engine/tool.ts';
 import { FALLBACK_TEXT, MAX_TOOL_ROUNDS } from '../../src/engine/tool-loop.ts';
 import type { ChatRequest } from '../../src/llm/llm.ts';
 import { TOOL_PROTOCOLS } from '../../src/llm/text-tool-protocol.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { defineTool } from '../../src/tools/tool.ts';
 import { createEngineHarness, type EngineHarness, toolResultsOf } from '../support/engine-harness.ts';
 
 let harness: EngineHarness | undefined;

@@ -6,6 +6,7 @@ import { sequentialIds } from '../../src/domain/ids.ts';
 import { silentLog } from '../../src/domain/log.ts';
 import type { Participant } from '../../src/domain/participant.ts';
 import { createRecordingMessenger, type RecordingMessenger } from '../../src/engine/recording-messenger.ts';
+import type { ToolResult } from '../../src/engine/tool.ts';
 import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
 import {
   type AfterPromptSentHook,
@@ -18,7 +19,6 @@ import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createSchedulerTool } from '../../src/tools/scheduler-tool.ts';
-import type { ToolResult } from '../../src/tools/tool.ts';
 import {
   createFakePromptGenerator,
   createMemoryStore,

@@ -3,13 +3,13 @@ import { DataKey } from '../../src/domain/data-keys.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
 import type { Participant } from '../../src/domain/participant.ts';
 import { readValue } from '../../src/domain/participant-data.ts';
+import type { ToolContext, ToolResult } from '../../src/engine/tool.ts';
+import { createToolRegistry, toToolDefinition } from '../../src/engine/tool-registry.ts';
 import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
 import { DAILY_PROMPT_JOB, dailyPromptJobKey } from '../../src/scheduling/daily-prompt-jobs.ts';
 import { parseScheduleRegistry } from '../../src/scheduling/schedule-registry.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createSchedulerTool } from '../../src/tools/scheduler-tool.ts';
-import type { ToolContext, ToolResult } from '../../src/tools/tool.ts';
-import { createToolRegistry, toToolDefinition } from '../../src/tools/tool-registry.ts';
 import { createMemoryStore, enrollParticipant, seededRandom } from './scheduling-fixtures.ts';
 
 const CONTEXT: ToolContext = { participantId: 'p_1', module: 'INTAKE', sourceMessageId: undefined };

@@ -18,6 +18,8 @@ import { createIntakeModule } from '../../src/engine/modules/intake-module.ts';
 import { createRecordingMessenger, type RecordingMessenger } from '../../src/engine/recording-messenger.ts';
 import { createRequestGuard } from '../../src/engine/request-validator.ts';
 import { loadSystemPrompts, type SystemPrompts } from '../../src/engine/system-prompts.ts';
+import type { Tool } from '../../src/engine/tool.ts';
+import { createToolRegistry, type ToolRegistry } from '../../src/engine/tool-registry.ts';
 import type { TurnHooks } from '../../src/engine/turn-hooks.ts';
 import { createFakeLlm, type FakeLlm, type FakeResponder, type FakeStep } from '../../src/llm/fake-llm.ts';
 import type { ToolProtocol } from '../../src/llm/text-tool-protocol.ts';
@@ -27,8 +29,6 @@ import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createGenerateHabitPromptTool } from '../../src/tools/generate-habit-prompt-tool.ts';
 import { createSaveUserProfileTool } from '../../src/tools/save-user-profile-tool.ts';
-import type { Tool } from '../../src/tools/tool.ts';
-import { createToolRegistry, type ToolRegistry } from '../../src/tools/tool-registry.ts';
 import { createTransitionStateTool } from '../../src/tools/transition-state-tool.ts';
 
 export const START = new Date('2026-03-02T14:00:00.000Z');

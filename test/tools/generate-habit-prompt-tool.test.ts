@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataKey } from '../../src/domain/data-keys.ts';
 import { createProfile, serializeProfile } from '../../src/domain/profile.ts';
-import type { ToolResult } from '../../src/tools/tool.ts';
+import type { ToolResult } from '../../src/engine/tool.ts';
 import { createEngineHarness, type EngineHarness, systemText } from '../support/engine-harness.ts';
 
 let harness: EngineHarness | undefined;

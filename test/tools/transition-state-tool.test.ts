@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataKey } from '../../src/domain/data-keys.ts';
-import type { ToolResult } from '../../src/tools/tool.ts';
+import type { ToolResult } from '../../src/engine/tool.ts';
 import { createEngineHarness, type EngineHarness } from '../support/engine-harness.ts';
 
 let harness: EngineHarness | undefined;

@@ -17,6 +17,7 @@ import { createFeedbackModule } from '../../src/engine/modules/feedback-module.t
 import { createIntakeModule } from '../../src/engine/modules/intake-module.ts';
 import { createRecordingMessenger } from '../../src/engine/recording-messenger.ts';
 import { loadSystemPrompts } from '../../src/engine/system-prompts.ts';
+import { createToolRegistry } from '../../src/engine/tool-registry.ts';
 import { createFakeLlm } from '../../src/llm/fake-llm.ts';
 import type { ChatRequest } from '../../src/llm/llm.ts';
 import { silentLog } from '../../src/observability/log.ts';
@@ -26,7 +27,6 @@ import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createSaveUserProfileTool } from '../../src/tools/save-user-profile-tool.ts';
-import { createToolRegistry } from '../../src/tools/tool-registry.ts';
 import { createArmSettings } from '../../src/trials/arm-settings.ts';
 import { parseStudyDesign } from '../../src/trials/study-design-file.ts';
 import { createTrialService } from '../../src/trials/trial-service.ts';
