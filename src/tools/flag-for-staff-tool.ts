@@ -6,8 +6,6 @@
  */
 import { z } from 'zod';
 import { defineTool } from '../engine/tool.ts';
-import type { AlertService } from '../safety/alert-service.ts';
-import type { Store } from '../store/store.ts';
 
 export const FLAG_FOR_STAFF_TOOL = 'flag_for_staff';
 
@@ -24,7 +22,22 @@ export const flagForStaffSchema = z.object({
     .describe('"urgent" when the participant may be at risk now; "normal" for anything a person should see soon.'),
 });
 
-export function createFlagForStaffTool(options: { store: Store; alerts: AlertService; review: boolean }) {
+/** What the coach reports about a participant. */
+export interface StaffFlag {
+  participantId: string;
+  urgency: 'normal' | 'urgent';
+  reason: string;
+}
+
+/**
+ * Where a flag goes: the safety service raises it as a staff alert (safety/staff-flag-sink.ts), wired in the
+ * composition root. Answers the alert's id.
+ */
+export interface StaffFlagSink {
+  flag(flag: StaffFlag): Promise<string>;
+}
+
+export function createFlagForStaffTool(options: { sink: StaffFlagSink }) {
   return defineTool({
     name: FLAG_FOR_STAFF_TOOL,
     description:
@@ -33,21 +46,11 @@ export function createFlagForStaffTool(options: { store: Store; alerts: AlertSer
     schema: flagForStaffSchema,
     databaseOnly: true,
     async execute(args, context) {
-      const alertId = await options.store.transaction(() =>
-        options.alerts.raise({
-          participantId: context.participantId,
-          kind: 'staff-flag',
-          detector: 'coach',
-          rule: args.urgency,
-          score: undefined,
-          urgency: args.urgency,
-          reason: args.reason,
-          // The message is linked through the tool call's transcript entry and the event: one message may raise a
-          // detector's alert too, and the alert's own link is unique per message.
-          sourceMessageId: undefined,
-          review: options.review,
-        }),
-      );
+      const alertId = await options.sink.flag({
+        participantId: context.participantId,
+        urgency: args.urgency,
+        reason: args.reason,
+      });
       return { status: 'success', message: 'The study team has been alerted.', alert_id: alertId };
     },
   });

@@ -12,6 +12,7 @@ import { createRequestGuard } from '../engine/request-validator.ts';
 import { createToolRegistry } from '../engine/tool-registry.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { LlmClient } from '../llm/llm.ts';
+import { createStaffFlagSink } from '../safety/staff-flag-sink.ts';
 import { registerTimers } from '../scheduling/timers/index.ts';
 import { createFlagForStaffTool, FLAG_FOR_STAFF_TOOL } from '../tools/flag-for-staff-tool.ts';
 import { createGenerateHabitPromptTool } from '../tools/generate-habit-prompt-tool.ts';
@@ -66,7 +67,9 @@ export function wireEngine(
       clock,
       ...(armSettings ? { toneAdaptation: armSettings.toneAdaptation } : {}),
     }),
-    createFlagForStaffTool({ store, alerts: safety.alerts, review: config.safety.review }),
+    createFlagForStaffTool({
+      sink: createStaffFlagSink({ store, alerts: safety.alerts, review: config.safety.review }),
+    }),
     createGenerateHabitPromptTool({ store, clock, generator: habitPrompts, hooks: timers.turnHooks }),
     createTransitionStateTool({ store, clock, delayedTransitions: timers.delayedTransitions }),
     createSchedulerTool({
