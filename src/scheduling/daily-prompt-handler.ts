@@ -23,57 +23,24 @@ import type { NewId } from '../domain/ids.ts';
 import type { Log } from '../domain/log.ts';
 import { type Participant, ParticipantStatus } from '../domain/participant.ts';
 import { readProfile, writeData, writeProfile } from '../domain/participant-data.ts';
-import type { UserProfile } from '../domain/profile.ts';
 import { appendToHistory } from '../engine/conversation-history.ts';
 import type { HabitPromptGenerator } from '../engine/habit-prompt-generator.ts';
-import type { Messenger, Outgoing, SendOptions } from '../engine/messenger.ts';
+import type { Messenger } from '../engine/messenger.ts';
 import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
 import { donePoll } from '../i18n/fixed-polls.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
 import type { Job, Store, StoreRepositories } from '../store/store.ts';
+import type { AfterPromptSentHook, PromptDeliveryGuard } from './daily-prompt-hooks.ts';
 import {
   armSchedule,
   type DailyPromptPayload,
   parseDailyPromptPayload,
   type RandomSource,
 } from './daily-prompt-jobs.ts';
+import { fallbackPrompt } from './fallback-prompt.ts';
 import type { JobHandler } from './job-runner.ts';
 import { readSchedules, type ScheduleInfo } from './schedule-registry.ts';
 import { addLocalDays } from './schedule-time.ts';
-
-/** A message the hook wants sent with the prompt, after its Done poll (e.g. the intensity poll). */
-export interface FollowUpSend {
-  participantId: string;
-  message: Outgoing;
-  options: SendOptions;
-}
-
-/** What the `afterPromptSent` hook is told. */
-export interface PromptSentEvent {
-  participantId: string;
-  participant: Participant;
-  /** When the prompt was sent; the reminder is due relative to this. */
-  sentAt: Date;
-  prompt: string;
-  /** True when the generator failed and the fallback prompt was sent. */
-  fallback: boolean;
-}
-
-/**
- * Runs inside the delivery's transaction, after the prompt is recorded: the timers plug in here (daily prompt
- * reminder, intensity poll check, auto-feedback enforcement, engagement count). It does not send; it returns the
- * messages to send, which the handler sends in the same transaction, after the Done poll.
- */
-export type AfterPromptSentHook = (event: PromptSentEvent) => Promise<readonly FollowUpSend[] | undefined>;
-
-/**
- * Asked before generating: may the prompt go out? A refusal skips the day (recorded) and arms the next one;
- * `done-poll-only` sends the day's Done poll without a prompt (a trial's assessment-only arm).
- */
-export type PromptDeliveryGuard = (
-  repositories: StoreRepositories,
-  request: { participant: Participant; now: Date },
-) => Promise<{ deliver: true } | { deliver: false | 'done-poll-only'; reason: string }>;
 
 export interface DailyPromptHandlerOptions {
   store: Store;
@@ -92,49 +59,6 @@ export interface DailyPromptHandlerOptions {
   onJobEnqueued?: () => void;
   /** The Done poll and the fallback prompt in the participant's language; defaults to the built-in catalogues. */
   messages?: MessageCatalogue;
-}
-
-/** Lower case without accents, so "Después" and "despues" compare equal. */
-function foldForMatching(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-}
-
-/**
- * Whether the anchor already says when, relative to its cue ("after my coffee", "before bed", "when I get home",
- * "después del café"): it starts with one of the language's lead words (`dailyPrompt.anchorLeadWords`, `|`-separated,
- * compared without case or accents). Such an anchor is used as it is; any other ("my morning coffee") is a cue the
- * sentence places the step after.
- */
-export function anchorSaysWhen(anchor: string, leadWords: string): boolean {
-  const folded = foldForMatching(anchor);
-  return leadWords
-    .split('|')
-    .map((word) => foldForMatching(word.trim()))
-    .some((word) => word !== '' && folded.startsWith(word) && /^($|[\s,.;:!?])/u.test(folded.slice(word.length)));
-}
-
-/**
- * What goes out when the generator fails: plain, built from the anchor when there is one, in the participant's
- * language (English by default), and grammatical whether the anchor is a cue ("breakfast") or already says when
- * ("after breakfast").
- */
-export function fallbackPrompt(
-  profile: Pick<UserProfile, 'prompt_anchor' | 'habit_domain'>,
-  language?: string,
-  messages: MessageCatalogue = createBuiltInMessageCatalogue(),
-): string {
-  const domain = profile.habit_domain.trim();
-  const habit = domain
-    ? messages.t(language, 'dailyPrompt.fallbackNamedHabit', { domain })
-    : messages.t(language, 'dailyPrompt.fallbackHabit');
-  const anchor = profile.prompt_anchor.trim().replace(/[\s.,;:!]+$/u, '');
-  if (!anchor) return messages.t(language, 'dailyPrompt.fallback', { habit });
-  if (!anchorSaysWhen(anchor, messages.t(language, 'dailyPrompt.anchorLeadWords'))) {
-    return messages.t(language, 'dailyPrompt.fallbackWithAnchor', { habit, anchor });
-  }
-  // It continues the sentence after a colon: "After lunch" reads "after lunch" there.
-  const continued = anchor.charAt(0).toLocaleLowerCase() + anchor.slice(1);
-  return messages.t(language, 'dailyPrompt.fallbackWithTimedAnchor', { habit, anchor: continued });
 }
 
 interface GeneratedPrompt {

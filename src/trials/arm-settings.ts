@@ -12,7 +12,7 @@ import { DataKey } from '../domain/data-keys.ts';
 import { readProfile, writeData } from '../domain/participant-data.ts';
 import type { HabitPromptGenerator } from '../engine/habit-prompt-generator.ts';
 import type { PromptSettingsSource } from '../engine/system-prompts.ts';
-import type { PromptDeliveryGuard } from '../scheduling/daily-prompt-handler.ts';
+import type { PromptDeliveryGuard } from '../scheduling/daily-prompt-hooks.ts';
 import type { TimerFeatureSource } from '../scheduling/timers/timer-dependencies.ts';
 import type { Store, StoreRepositories } from '../store/store.ts';
 import { keyedUniform } from './keyed-random.ts';

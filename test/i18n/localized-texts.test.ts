@@ -6,7 +6,7 @@ import { createProfile } from '../../src/domain/profile.ts';
 import { applyPollAnswer } from '../../src/engine/poll-effects.ts';
 import { createBuiltInMessageCatalogue } from '../../src/i18n/built-in-catalogues.ts';
 import { matchTypedAnswer, type OpenPoll } from '../../src/inbound/poll-answer-matching.ts';
-import { fallbackPrompt } from '../../src/scheduling/daily-prompt-handler.ts';
+import { fallbackPrompt } from '../../src/scheduling/fallback-prompt.ts';
 import { createTimerHarness, HOUR, MINUTE, type TimerHarness } from '../scheduling/timers/harness.ts';
 import { createEngineHarness } from '../support/engine-harness.ts';
 

@@ -13,7 +13,7 @@ import { builtInCatalogues, createBuiltInMessageCatalogue } from '../../src/i18n
 import { loadMessageCatalogue } from '../../src/i18n/load-message-catalogue.ts';
 import { createMessageCatalogue, formatMessage, placeholdersOf } from '../../src/i18n/message-catalogue.ts';
 import { UNREGISTER_NOTICE } from '../../src/participants/participant-service.ts';
-import { fallbackPrompt } from '../../src/scheduling/daily-prompt-handler.ts';
+import { fallbackPrompt } from '../../src/scheduling/fallback-prompt.ts';
 import { DAILY_PROMPT_REMINDER_MESSAGE } from '../../src/scheduling/timers/daily-prompt-reminder.ts';
 import { FEEDBACK_FOLLOWUP_NUDGE, FEEDBACK_INITIAL_NUDGE } from '../../src/scheduling/timers/feedback-timers.ts';
 

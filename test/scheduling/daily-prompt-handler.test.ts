@@ -5,7 +5,7 @@ import { DONE_POLL } from '../../src/domain/polls.ts';
 import { createProfile } from '../../src/domain/profile.ts';
 import { readHistory } from '../../src/engine/conversation-history.ts';
 import { createRecordingMessenger, type RecordingMessenger } from '../../src/engine/recording-messenger.ts';
-import type { AfterPromptSentHook, PromptSentEvent } from '../../src/scheduling/daily-prompt-handler.ts';
+import type { AfterPromptSentHook, PromptSentEvent } from '../../src/scheduling/daily-prompt-hooks.ts';
 import { DAILY_PROMPT_JOB } from '../../src/scheduling/daily-prompt-jobs.ts';
 import { parseScheduleRegistry } from '../../src/scheduling/schedule-registry.ts';
 import type { Store } from '../../src/store/store.ts';

@@ -8,11 +8,8 @@ import type { Participant } from '../../src/domain/participant.ts';
 import { createRecordingMessenger, type RecordingMessenger } from '../../src/engine/recording-messenger.ts';
 import type { ToolResult } from '../../src/engine/tool.ts';
 import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
-import {
-  type AfterPromptSentHook,
-  createDailyPromptHandler,
-  type PromptDeliveryGuard,
-} from '../../src/scheduling/daily-prompt-handler.ts';
+import { createDailyPromptHandler } from '../../src/scheduling/daily-prompt-handler.ts';
+import type { AfterPromptSentHook, PromptDeliveryGuard } from '../../src/scheduling/daily-prompt-hooks.ts';
 import { DAILY_PROMPT_JOB } from '../../src/scheduling/daily-prompt-jobs.ts';
 import type { JobRunner } from '../../src/scheduling/job-runner.ts';
 import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';

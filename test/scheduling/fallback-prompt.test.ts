@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBuiltInMessageCatalogue } from '../../src/i18n/built-in-catalogues.ts';
-import { anchorSaysWhen, fallbackPrompt } from '../../src/scheduling/daily-prompt-handler.ts';
+import { anchorSaysWhen, fallbackPrompt } from '../../src/scheduling/fallback-prompt.ts';
 
 const messages = createBuiltInMessageCatalogue();
 const prompt = (anchor: string, language?: string) =>

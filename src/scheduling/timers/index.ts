@@ -14,7 +14,7 @@ import type { StateData } from '../../domain/data-keys.ts';
 import { readData } from '../../domain/participant-data.ts';
 import type { DelayedTransitionScheduler } from '../../engine/delayed-transitions.ts';
 import type { TurnHooks } from '../../engine/turn-hooks.ts';
-import type { AfterPromptSentHook, PromptDeliveryGuard } from '../daily-prompt-handler.ts';
+import type { AfterPromptSentHook, PromptDeliveryGuard } from '../daily-prompt-hooks.ts';
 import type { JobRunner } from '../job-runner.ts';
 import { createAutoFeedbackHandler, scheduleAutoFeedbackEnforcement } from './auto-feedback.ts';
 import {
