@@ -8,10 +8,7 @@
  *   under its lease (`handOffClaim`, `jobs.enqueue(…, { claimFor })`) and started once committed (`runHandedOff`),
  *   without a claim transaction; what it holds back (the participant's next delivery) is claimed when it finishes.
  * - Running: one handler per kind, under the participant's lock unless registered with `lock: false`.
- * - Outcome as data: success → `complete`, written with the other runs that finished in the same turn of the event
- *   loop (completion-batch.ts); a returned `JobHold` → the same job pending again (`jobs.hold`), no attempt spent;
- *   a thrown error → back to pending at now + exponential back-off while attempts remain, else `failed` with the
- *   error kept and a `job-failed` event.
+ * - Outcome as data (job-execution.ts): completed, held, retried after a back-off, or failed for good.
  * - Heartbeat (lease-heartbeat.ts): while jobs are in flight, their leases are renewed every third of a lease, at
  *   least every 10 s (a 30 s lease by default), so only a dead runner's jobs are ever taken over
  *   (`PROMPTPIPE_JOB_LEASE` bounds how long that takes); a started runner's start and beats release the jobs of owners
@@ -22,64 +19,19 @@
  *   run wakes it when a slot was awaited or something is due now (`afterRun`), not after every job.
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../domain/clock.ts';
 import { AppError, errorMessage } from '../domain/errors.ts';
-import type { Log } from '../domain/log.ts';
-import type { ParticipantLock } from '../store/participant-lock.ts';
-import { type Job, JobStatus, type Store } from '../store/store.ts';
+import { type Job, JobStatus } from '../store/store.ts';
 import { isManualClock } from './clock.ts';
 import { createCompletionBatch } from './completion-batch.ts';
-import { isJobHold, type JobCompletion, type JobHandler, type JobHold, type JobRunner } from './job-runner.ts';
+import { createJobExecution, exponentialBackoff, type JobRegistration } from './job-execution.ts';
+import type { JobRunner } from './job-runner.ts';
+import {
+  DEFAULT_BATCH_SIZE,
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_SLEEP_MS,
+  type JobRunnerOptions,
+} from './job-runner-options.ts';
 import { createLeaseHeartbeat } from './lease-heartbeat.ts';
-
-/** What happened to one run of a job: done, rescheduled for a retry, held (waits, same row), or given up. */
-export type JobRunOutcome = 'completed' | 'retrying' | 'held' | 'failed';
-
-export interface JobRunReport {
-  /** How late the run started: now − run_at, never negative. */
-  lateMs: number;
-  outcome: JobRunOutcome;
-}
-
-export interface JobRunnerOptions {
-  store: Store;
-  clock: Clock;
-  lock: ParticipantLock;
-  log: Log;
-  /** The lease owner written on claimed jobs; unique per process. */
-  owner?: string;
-  /**
-   * How long a claim holds a job before another runner may take it back. Default 30 s: the heartbeat renews it while
-   * the job runs, so it only bounds how long a dead runner's jobs (a participant's reply, and the ones queued behind
-   * it) wait.
-   */
-  leaseMs?: number;
-  /**
-   * Puts back to pending the running jobs whose owner is known to be dead, without waiting for their lease, and says
-   * how many (PostgreSQL: `ClusterCoordinator.releaseAbandonedJobs`). Called at start and on every heartbeat.
-   */
-  releaseAbandonedJobs?: (now: Date) => Promise<number>;
-  /**
-   * At most this many claimed jobs run at once. Default 10. Handed-off deliveries may run beside them, up to
-   * {@link HAND_OFF_LIMIT_BATCHES} times this many jobs in all.
-   */
-  batchSize?: number;
-  /** Delay before retry number `attempts` (1 after the first failure). Default 30 s · 2^(attempts − 1). */
-  backoff?: (attempts: number) => number;
-  /** The longest the system-clock loop sleeps without looking at the queue again. Default 60 s. */
-  maxSleepMs?: number;
-  /** Called after each run (metrics: lateness histogram, outcome counter). */
-  onJobRun?: (job: Job, report: JobRunReport) => void;
-}
-
-export const DEFAULT_LEASE_MS = 30_000;
-export const DEFAULT_BATCH_SIZE = 10;
-export const DEFAULT_MAX_SLEEP_MS = 60_000;
-
-/** 30 s, 60 s, 120 s, … */
-export function exponentialBackoff(attempts: number): number {
-  return 30_000 * 2 ** Math.max(0, attempts - 1);
-}
 
 /**
  * Handed-off deliveries are not held to the batch size: what produces them (a turn, a prompt being sent) is already
@@ -97,12 +49,6 @@ const IDLE_RECHECK_MS = 1_000;
 /** After an error of the store itself (database unavailable), wait before trying again. */
 const STORE_ERROR_PAUSE_MS = 5_000;
 
-interface Registration {
-  handler: JobHandler;
-  lock: boolean;
-  ordered: boolean;
-}
-
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const { store, clock, lock, log } = options;
   const owner = options.owner ?? `runner_${randomUUID()}`;
@@ -111,8 +57,17 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const backoff = options.backoff ?? exponentialBackoff;
   const maxSleepMs = options.maxSleepMs ?? DEFAULT_MAX_SLEEP_MS;
 
-  const registrations = new Map<string, Registration>();
-  const completions = createCompletionBatch(store);
+  const registrations = new Map<string, JobRegistration>();
+  const execute = createJobExecution({
+    store,
+    clock,
+    lock,
+    log,
+    backoff,
+    registrations,
+    completions: createCompletionBatch(store),
+    ...(options.onJobRun ? { onJobRun: options.onJobRun } : {}),
+  });
   const inFlight = new Set<Promise<void>>();
   /** The ids of the jobs this runner is running (claimed and not settled), for the lease heartbeat. */
   const runningIds = new Set<string>();
@@ -177,88 +132,6 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       }
       wakeSleeper = done;
     });
-  }
-
-  async function settle(job: Job, registration: Registration | undefined, error: unknown): Promise<JobRunOutcome> {
-    const message = errorMessage(error);
-    const now = clock.now();
-    // A job re-claimed after its lease expired may already be past its attempts (a handler that crashes the
-    // process): it is given up rather than retried forever.
-    if (registration && job.attempts < job.maxAttempts) {
-      const retryAt = new Date(now.getTime() + backoff(job.attempts));
-      await store.jobs.fail(job.id, message, now, retryAt);
-      log.warn(
-        { jobId: job.id, kind: job.kind, attempts: job.attempts, retryAt: retryAt.toISOString(), error: message },
-        'job failed; will retry',
-      );
-      return 'retrying';
-    }
-    await store.transaction(async (tx) => {
-      await tx.jobs.fail(job.id, message, now);
-      await tx.events.record({
-        ...(job.participantId ? { participantId: job.participantId } : {}),
-        type: 'job-failed',
-        data: { job_id: job.id, kind: job.kind, attempts: job.attempts, error: message },
-        createdAt: now,
-      });
-    });
-    log.error({ jobId: job.id, kind: job.kind, attempts: job.attempts, error: message }, 'job failed for good');
-    return 'failed';
-  }
-
-  /** Never rejects: every failure of a run ends up as job data or a log line. */
-  function execute(job: Job): Promise<void> {
-    return executeUnguarded(job).catch((error: unknown) => {
-      log.error({ jobId: job.id, kind: job.kind, error: errorMessage(error) }, 'job run failed unexpectedly');
-    });
-  }
-
-  async function executeUnguarded(job: Job): Promise<void> {
-    const lateMs = Math.max(0, clock.now().getTime() - job.runAt.getTime());
-    const registration = registrations.get(job.kind);
-    let outcome: JobRunOutcome;
-    let completion: JobCompletion | undefined;
-    let held: JobHold | undefined;
-    try {
-      if (!registration) {
-        throw new AppError('internal', `No handler is registered for job kind "${job.kind}".`);
-      }
-      if (job.attempts > job.maxAttempts) {
-        throw new AppError(
-          'internal',
-          `Gave up after ${job.maxAttempts} attempts: the job was claimed again after its lease expired (the process probably stopped while running it).`,
-        );
-      }
-      const run = () => registration.handler(job);
-      const result = registration.lock && job.participantId ? await lock.run(job.participantId, run) : await run();
-      if (typeof result === 'function') completion = result;
-      else if (isJobHold(result)) held = result;
-    } catch (error) {
-      outcome = await settle(job, registration, error).catch((settleError: unknown) => {
-        // The lease will expire and the job will be claimed again: nothing is lost.
-        log.error({ jobId: job.id, error: errorMessage(settleError) }, 'could not record a job failure');
-        return 'retrying' as const;
-      });
-      options.onJobRun?.(job, { lateMs, outcome });
-      return;
-    }
-    try {
-      if (held) {
-        // Not completed: the same row waits (one row per held message, however long the wait).
-        const { until, wakeOn } = held.hold;
-        await store.jobs.hold(job.id, { until, now: clock.now(), ...(wakeOn === undefined ? {} : { wakeOn }) });
-        outcome = 'held';
-      } else {
-        await completions.complete(job.id, clock.now(), completion);
-        outcome = 'completed';
-      }
-    } catch (error) {
-      // The handler's own work is committed (its completion writes are not); the job will run again when its lease
-      // expires, and handlers re-check their preconditions, so the repeat is harmless.
-      log.error({ jobId: job.id, error: errorMessage(error) }, 'could not mark a job completed');
-      outcome = 'retrying';
-    }
-    options.onJobRun?.(job, { lateMs, outcome });
   }
 
   /** Runs a job this runner holds the lease of, tracked for the heartbeat and for stop(). */

@@ -7,7 +7,8 @@ import { wakeHeldDeliveries, withDeliveryHold } from '../../src/channels/whatsap
 import { silentLog } from '../../src/domain/log.ts';
 import { silentLog as silentAppLog } from '../../src/observability/log.ts';
 import { createManualClock, type ManualClock } from '../../src/scheduling/clock.ts';
-import { createJobRunner, type JobRunReport } from '../../src/scheduling/job-runner-service.ts';
+import type { JobRunReport } from '../../src/scheduling/job-execution.ts';
+import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createMemoryStore, minutes } from './scheduling-fixtures.ts';

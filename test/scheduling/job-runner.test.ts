@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { silentLog } from '../../src/domain/log.ts';
 import { createManualClock, type ManualClock, systemClock } from '../../src/scheduling/clock.ts';
+import { exponentialBackoff, type JobRunReport } from '../../src/scheduling/job-execution.ts';
 import type { JobRunner } from '../../src/scheduling/job-runner.ts';
-import { createJobRunner, exponentialBackoff, type JobRunReport } from '../../src/scheduling/job-runner-service.ts';
+import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';
 import { createInProcessLock, type ParticipantLock } from '../../src/store/participant-lock.ts';
 import type { Job, NewJob, Store } from '../../src/store/store.ts';
 import { createMemoryStore, minutes } from './scheduling-fixtures.ts';
