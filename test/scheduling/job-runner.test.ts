@@ -282,7 +282,15 @@ describe('advanceTo', () => {
 
 describe('wake loop on the system clock', () => {
   it('wakes on notify, sleeps until the next due job, and stops gracefully', async () => {
-    const runner = createJobRunner({ store, clock: systemClock, lock: createInProcessLock(), log: silentLog });
+    const recorded: string[] = [];
+    const runner = createJobRunner({
+      store,
+      clock: systemClock,
+      lock: createInProcessLock(),
+      log: silentLog,
+      // Called once the job's outcome is written.
+      onJobRun: (job, report) => recorded.push(`${job.id} ${report.outcome}`),
+    });
     const ran: string[] = [];
     let releaseSlowJob: () => void = () => undefined;
     const slowJobStarted = new Promise<void>((started) => {
@@ -312,14 +320,13 @@ describe('wake loop on the system clock', () => {
     await store.jobs.enqueue(newJob({ kind: 'slow', runAt: new Date() }), new Date());
     runner.notify();
     await slowJobStarted;
-    let stopped = false;
-    const stopping = runner.stop().then(() => {
-      stopped = true;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(stopped).toBe(false);
-    releaseSlowJob();
+    const stopping = runner.stop().then(() => recorded.push('stopped'));
+    // Released on the next turn of the event loop: a stop that did not wait for the running job would have resolved
+    // by then (it only wakes and ends the loop), so the order below tells the two apart.
+    setImmediate(releaseSlowJob);
     await stopping;
+    // The stop resolved only after the slow job's completion was recorded.
+    expect(recorded).toEqual(['job_1 completed', 'job_2 completed', 'job_3 completed', 'stopped']);
     expect(ran).toEqual(['job_1', 'job_2', 'job_3']);
     expect((await store.jobs.get('job_3'))?.status).toBe('completed');
   });
@@ -409,7 +416,7 @@ describe('the wake loop after a run (manual clock: the loop only wakes when told
 
   it('does not claim again after a run when nothing else is due', async () => {
     let claims = 0;
-    let looks = 0;
+    const looks: Promise<Date | undefined>[] = [];
     const claimDue = store.jobs.claimDue.bind(store.jobs);
     const nextDueAt = store.jobs.nextDueAt.bind(store.jobs);
     store.jobs.claimDue = (options) => {
@@ -417,8 +424,9 @@ describe('the wake loop after a run (manual clock: the loop only wakes when told
       return claimDue(options);
     };
     store.jobs.nextDueAt = () => {
-      looks += 1;
-      return nextDueAt();
+      const look = nextDueAt();
+      looks.push(look);
+      return look;
     };
     const runner = runnerWith();
     const ran: string[] = [];
@@ -433,8 +441,11 @@ describe('the wake loop after a run (manual clock: the loop only wakes when told
     // The claim at start (nothing yet) and the one on notify (job_1).
     expect(claims).toBe(2);
     // The finished run looked at the next due time (an hour away) and left the loop asleep.
-    await vi.waitFor(() => expect(looks).toBe(1), { timeout: 5000 });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.waitFor(() => expect(looks).toHaveLength(1), { timeout: 5000 });
+    expect(await looks[0]).toEqual(at(minutes(60)));
+    // A wake-up on that answer would claim within the promise callbacks it queues (the in-memory store answers
+    // without a timer); they have all run before the next turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(claims).toBe(2);
     await runner.stop();
   });
@@ -482,7 +493,8 @@ describe('hand-off (a job created already claimed by the runner)', () => {
     expect(runner.handOffClaim()).toBeUndefined();
     // A job handed to a stopped runner is left to the next start (its lease is released then).
     runner.runHandedOff(await store.jobs.enqueue(newJob({ participantId: 'p_7' }), T0, { claimFor }));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // stop() waits for every job the runner started: had it started job_7, the held handler would have begun.
+    await runner.stop();
     expect(events).not.toContain('start job_7');
     expect((await store.jobs.get('job_7'))?.status).toBe('running');
   });
@@ -527,7 +539,7 @@ describe('hand-off (a job created already claimed by the runner)', () => {
     });
     runner.runHandedOff(queued);
     runner.runHandedOff(elsewhere);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // stop() resolves once every job the runner started has finished: nothing ran if nothing was started.
     await runner.stop();
     expect(ran).toEqual([]);
   });
