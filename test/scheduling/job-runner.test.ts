@@ -468,6 +468,10 @@ describe('hand-off (a job created already claimed by the runner)', () => {
     const events: string[] = [];
     const held = heldHandler(events);
     runner.register('test', held.handler, { lock: false });
+    // Not held, so that a wrongly started job finishes and the stop below returns to report it.
+    runner.register('quick', async (job) => {
+      events.push(`start ${job.id}`);
+    });
     expect(runner.handOffClaim()).toBeUndefined();
 
     runner.start();
@@ -492,8 +496,8 @@ describe('hand-off (a job created already claimed by the runner)', () => {
     await runner.stop();
     expect(runner.handOffClaim()).toBeUndefined();
     // A job handed to a stopped runner is left to the next start (its lease is released then).
-    runner.runHandedOff(await store.jobs.enqueue(newJob({ participantId: 'p_7' }), T0, { claimFor }));
-    // stop() waits for every job the runner started: had it started job_7, the held handler would have begun.
+    runner.runHandedOff(await store.jobs.enqueue(newJob({ kind: 'quick', participantId: 'p_7' }), T0, { claimFor }));
+    // stop() waits for every job the runner started: had it started job_7, its handler would have run.
     await runner.stop();
     expect(events).not.toContain('start job_7');
     expect((await store.jobs.get('job_7'))?.status).toBe('running');
