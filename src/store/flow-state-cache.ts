@@ -20,6 +20,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { FlowState } from '../domain/flow-state.ts';
+import { copyFlowState as copy, type PendingWrites, withHeldFlowStateWrites } from './held-flow-state-writes.ts';
 import type { FlowStateRepository, ParticipantRepository, Store } from './store.ts';
 
 /**
@@ -28,28 +29,6 @@ import type { FlowStateRepository, ParticipantRepository, Store } from './store.
  * it keeps the heap small in a large study.
  */
 const DEFAULT_CAPACITY = 1_000;
-
-function copy(state: FlowState): FlowState {
-  return {
-    ...state,
-    stateData: { ...state.stateData },
-    createdAt: new Date(state.createdAt.getTime()),
-    updatedAt: new Date(state.updatedAt.getTime()),
-  };
-}
-
-/**
- * Writes of one transaction, by participant: the state as it will be committed (not yet written to the database:
- * see {@link flushWrites}), or null for a deletion (already carried out).
- */
-type PendingWrites = Map<string, FlowState | null>;
-
-/** Writes each state a transaction changed, once: its last value. Runs inside the transaction, before the commit. */
-async function flushWrites(inner: FlowStateRepository, pending: PendingWrites): Promise<void> {
-  for (const state of pending.values()) {
-    if (state) await inner.save(state);
-  }
-}
 
 export function withFlowStateCache(store: Store, capacity: number = DEFAULT_CAPACITY): Store {
   const cached = new LRUCache<string, FlowState>({ max: capacity });
@@ -107,42 +86,17 @@ export function withFlowStateCache(store: Store, capacity: number = DEFAULT_CAPA
     };
   }
 
-  function transactionStore(tx: Store, pending: PendingWrites): Store {
-    const wrapped: Store = {
-      ...tx,
-      flowStates: flowStates(tx.flowStates, pending),
-      participants: participants(tx.participants, pending),
-      // Nested calls join the transaction, and so its pending writes.
-      transaction: (fn) => fn(wrapped),
-    };
-    return wrapped;
-  }
-
-  return {
-    ...store,
-    flowStates: flowStates(store.flowStates, undefined),
-    participants: participants(store.participants, undefined),
-    async transaction(fn) {
-      const pending: PendingWrites = new Map();
-      try {
-        const result = await store.transaction(async (tx) => {
-          const value = await fn(transactionStore(tx as Store, pending));
-          await flushWrites(tx.flowStates, pending);
-          return value;
-        });
-        for (const [participantId, state] of pending) {
-          invalidate(participantId);
-          if (state) remember(participantId, state);
-        }
-        return result;
-      } catch (error) {
-        // Rolled back, or perhaps committed with the error raised afterwards: either way the cache must not guess.
-        for (const participantId of pending.keys()) invalidate(participantId);
-        throw error;
+  return withHeldFlowStateWrites(store, {
+    flowStates,
+    participants,
+    committed(pending) {
+      for (const [participantId, state] of pending) {
+        invalidate(participantId);
+        if (state) remember(participantId, state);
       }
     },
-    close: () => store.close(),
-    ping: () => store.ping(),
-    durable: () => store.durable(),
-  };
+    failed(pending) {
+      for (const participantId of pending.keys()) invalidate(participantId);
+    },
+  });
 }

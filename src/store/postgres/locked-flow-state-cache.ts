@@ -17,6 +17,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FlowState } from '../../domain/flow-state.ts';
+import { copyFlowState as copy, type PendingWrites, withHeldFlowStateWrites } from '../held-flow-state-writes.ts';
 import type { FlowStateRepository, ParticipantRepository, Store } from '../store.ts';
 
 /** The participants whose lock the current asynchronous flow holds, each with its cached state. */
@@ -44,18 +45,6 @@ export async function withLockScope<T>(participantId: string, work: () => Promis
 function scopeOf(participantId: string): LockScope | undefined {
   return scopes.getStore()?.find((entry) => entry.active && entry.participantId === participantId);
 }
-
-function copy(state: FlowState): FlowState {
-  return {
-    ...state,
-    stateData: { ...state.stateData },
-    createdAt: new Date(state.createdAt.getTime()),
-    updatedAt: new Date(state.updatedAt.getTime()),
-  };
-}
-
-/** A transaction's writes by participant: the state to write before the commit, or null for a deletion (done). */
-type PendingWrites = Map<string, FlowState | null>;
 
 function remember(participantId: string, state: FlowState | null | undefined): void {
   const scope = scopeOf(participantId);
@@ -109,41 +98,14 @@ function participants(inner: ParticipantRepository, pending: PendingWrites | und
 }
 
 export function withLockedFlowStateCache(store: Store): Store {
-  function transactionStore(tx: Store, pending: PendingWrites): Store {
-    const wrapped: Store = {
-      ...tx,
-      flowStates: flowStates(tx.flowStates, pending),
-      participants: participants(tx.participants, pending),
-      // Nested calls join the transaction, and so its pending writes.
-      transaction: (fn) => fn(wrapped),
-    };
-    return wrapped;
-  }
-
-  return {
-    ...store,
-    flowStates: flowStates(store.flowStates, undefined),
-    participants: participants(store.participants, undefined),
-    async transaction(fn) {
-      const pending: PendingWrites = new Map();
-      try {
-        const result = await store.transaction(async (tx) => {
-          const value = await fn(transactionStore(tx, pending));
-          for (const state of pending.values()) {
-            if (state) await tx.flowStates.save(state);
-          }
-          return value;
-        });
-        for (const [participantId, state] of pending) remember(participantId, state);
-        return result;
-      } catch (error) {
-        // Rolled back, or perhaps committed with the error raised afterwards: the cache must not guess.
-        for (const participantId of pending.keys()) remember(participantId, undefined);
-        throw error;
-      }
+  return withHeldFlowStateWrites(store, {
+    flowStates,
+    participants,
+    committed(pending) {
+      for (const [participantId, state] of pending) remember(participantId, state);
     },
-    close: () => store.close(),
-    ping: () => store.ping(),
-    durable: () => store.durable(),
-  };
+    failed(pending) {
+      for (const participantId of pending.keys()) remember(participantId, undefined);
+    },
+  });
 }
