@@ -31,6 +31,23 @@ async function post(body: unknown, headers: Record<string, string> = {}) {
  * A message left `received` by a process that died after its turn: the reply is in the transcript (and its delivery
  * queued), but the message was never marked processed.
  */
+/** A SQLite store that records each look-up of an earlier attempt for a message (transcript.forSourceMessage). */
+async function storeRecordingLookUps(): Promise<{ store: Store; lookedUp: string[] }> {
+  const real = await createSqliteStore({ filename: ':memory:' });
+  const lookedUp: string[] = [];
+  const store: Store = {
+    ...real,
+    transcript: {
+      ...real.transcript,
+      forSourceMessage: (participantId, sourceMessageId) => {
+        lookedUp.push(sourceMessageId);
+        return real.transcript.forSourceMessage(participantId, sourceMessageId);
+      },
+    },
+  };
+  return { store, lookedUp };
+}
+
 async function answeredBeforeCrash(harness: ApiHarness, participantId: string, id: string): Promise<void> {
   await harness.store.inbound.record({
     id,
@@ -384,18 +401,7 @@ describe('processing', () => {
   });
 
   it('as the only processor, skips the look-up of an earlier attempt for a message it received itself', async () => {
-    const real = await createSqliteStore({ filename: ':memory:' });
-    const lookedUp: string[] = [];
-    const store: Store = {
-      ...real,
-      transcript: {
-        ...real.transcript,
-        forSourceMessage: (participantId, sourceMessageId) => {
-          lookedUp.push(sourceMessageId);
-          return real.transcript.forSourceMessage(participantId, sourceMessageId);
-        },
-      },
-    };
+    const { store, lookedUp } = await storeRecordingLookUps();
     harness = await createApiHarness({ store });
     const ada = await harness.enroll(PHONE);
     await post({ from: PHONE, text: 'fresh', id: 'm1' });
@@ -411,18 +417,7 @@ describe('processing', () => {
   });
 
   it('with a lock shared by instances, looks up an earlier attempt even for a message it received itself', async () => {
-    const real = await createSqliteStore({ filename: ':memory:' });
-    const lookedUp: string[] = [];
-    const store: Store = {
-      ...real,
-      transcript: {
-        ...real.transcript,
-        forSourceMessage: (participantId, sourceMessageId) => {
-          lookedUp.push(sourceMessageId);
-          return real.transcript.forSourceMessage(participantId, sourceMessageId);
-        },
-      },
-    };
+    const { store, lookedUp } = await storeRecordingLookUps();
     // Like the PostgreSQL coordinator's lock: not confined to this process, so another instance may have begun it.
     const inProcess = createInProcessLock();
     harness = await createApiHarness({
