@@ -24,6 +24,7 @@ import type { InboundMessage, Store } from '../store/store.ts';
 import type { AlertService } from './alert-service.ts';
 import type { KeywordDetector } from './risk-keywords.ts';
 import type { RiskModelCheck } from './risk-model-check.ts';
+import { recordUnansweredInbound } from './unanswered-inbound.ts';
 
 /** How the safety message appears in the working history the held turn's model reads (it was sent, word for word). */
 export const SAFETY_MESSAGE_MARK = "[The study's fixed safety message was sent to the participant]";
@@ -71,17 +72,7 @@ export function createSafetyScreen(options: {
   async function recordForHeldTurn(inbound: InboundMessage): Promise<void> {
     await store.transaction(async (tx) => {
       const now = clock.now();
-      await tx.transcript.append([options.transcriptEntry(inbound)]);
-      await appendToHistory(tx, inbound.participantId, [
-        { role: 'user', content: inbound.text, timestamp: inbound.receivedAt.toISOString() },
-      ]);
-      await tx.events.record({
-        participantId: inbound.participantId,
-        type: 'message-held-for-review',
-        data: {},
-        sourceMessageId: inbound.id,
-        createdAt: now,
-      });
+      await recordUnansweredInbound(tx, inbound, options.transcriptEntry(inbound), 'message-held-for-review', now);
       await tx.inbound.markProcessed(inbound.id, now);
     });
   }

@@ -24,6 +24,7 @@ import type { Messenger, Outgoing, SentMessage } from '../engine/messenger.ts';
 import type { Takeover } from '../store/safety-records.ts';
 import type { InboundMessage, Job, NewTranscriptEntry, Store } from '../store/store.ts';
 import { type AlertService, TAKEOVER_MESSAGE_ALERT } from './alert-service.ts';
+import { recordUnansweredInbound } from './unanswered-inbound.ts';
 
 export const TAKEOVER_IDLE_JOB = 'takeover_idle';
 /** A notification's rule names whom it is for: one open notification per staff member and conversation. */
@@ -192,17 +193,8 @@ export function createTakeoverService(options: {
       if (!takeover) return false;
       await store.transaction(async (tx) => {
         const now = clock.now();
-        await tx.transcript.append([options.transcriptEntry(inbound)]);
-        await appendToHistory(tx, inbound.participantId, [
-          { role: 'user', content: inbound.text, timestamp: inbound.receivedAt.toISOString() },
-        ]);
-        await tx.events.record({
-          participantId: inbound.participantId,
-          type: 'message-received-during-takeover',
-          data: {},
-          sourceMessageId: inbound.id,
-          createdAt: now,
-        });
+        const entry = options.transcriptEntry(inbound);
+        await recordUnansweredInbound(tx, inbound, entry, 'message-received-during-takeover', now);
         await notify(tx, takeover);
         await tx.inbound.markProcessed(inbound.id, now);
         tx.afterCommit(() => options.onParticipantMessage?.(inbound.participantId));
