@@ -17,6 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { allHotStatements, type HotStatement, sqliteTextFor } from '../../src/store/kysely/sql/hot-statement.ts';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { dropSchema } from '../support/postgres-schema.ts';
 
 const url = process.env['PROMPTPIPE_TEST_PG_URL'];
 if (!url) console.warn('PostgreSQL cases of hot-statement-plans.test.ts skipped: PROMPTPIPE_TEST_PG_URL is not set');
@@ -164,13 +165,7 @@ describe.skipIf(!url)('hot statement plans on PostgreSQL', () => {
 
   afterAll(async () => {
     if (!url) return;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(`drop schema if exists ${schema} cascade`);
-    } finally {
-      await client.end();
-    }
+    await dropSchema(url ?? '', schema);
   });
 
   it('every hot statement has an expected plan, and uses its index without reading a big table whole', async () => {

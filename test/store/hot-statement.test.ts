@@ -11,6 +11,7 @@ import { sqlite, sqliteTextFor } from '../../src/store/kysely/sql/hot-statement.
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
+import { dropSchema } from '../support/postgres-schema.ts';
 
 const url = process.env['PROMPTPIPE_TEST_PG_URL'];
 if (!url) console.warn('PostgreSQL cases of hot-statement.test.ts skipped: PROMPTPIPE_TEST_PG_URL is not set');
@@ -38,13 +39,7 @@ describe.skipIf(!url)('hot statements on PostgreSQL', () => {
 
   afterAll(async () => {
     await store?.close();
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(`drop schema if exists ${schema} cascade`);
-    } finally {
-      await client.end();
-    }
+    await dropSchema(url ?? '', schema);
   });
 
   it('run as named prepared statements, and every other query as before', async () => {

@@ -12,6 +12,7 @@ import { withLockScope } from '../../src/store/postgres/locked-flow-state-cache.
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
+import { dropSchema } from '../support/postgres-schema.ts';
 
 const url = process.env['PROMPTPIPE_TEST_PG_URL'];
 if (!url) console.warn('locked-flow-state-cache.test.ts skipped: PROMPTPIPE_TEST_PG_URL is not set');
@@ -53,13 +54,7 @@ describe.skipIf(!url)('flow states under the participant lock (PostgreSQL)', () 
   afterAll(async () => {
     vi.restoreAllMocks();
     await store?.close();
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(`drop schema if exists ${schema} cascade`);
-    } finally {
-      await client.end();
-    }
+    await dropSchema(url ?? '', schema);
   });
 
   it('reads the state from the database once while the lock is held, and every time without it', async () => {
