@@ -11,7 +11,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { type Cluster, type Instance, type Json, startCluster } from '../support/promptpipe-cluster.ts';
 import { readmeExampleDesign } from '../support/readme-study-design.ts';
 import { killServer, waitFor } from '../support/server-process.ts';
@@ -69,6 +69,18 @@ async function enrollAll(running: Cluster): Promise<string[]> {
   return ids;
 }
 
+/** Starts the two instances (kept in `cluster` for teardown), describes them if the test fails, enrolls everyone. */
+async function startEnrolled(
+  onTestFailed: TestContext['onTestFailed'],
+): Promise<{ running: Cluster; first: Instance; second: Instance; ids: string[] }> {
+  cluster = await startTrialCluster();
+  const running = cluster;
+  onTestFailed(() => console.error(running.describe()));
+  const [first, second] = running.instances as [Instance, Instance];
+  const ids = await enrollAll(running);
+  return { running, first, second, ids };
+}
+
 /** Every participant: one decision per day of `DAYS`, none twice; each `send` delivered exactly once. */
 async function expectDecidedOnce(running: Cluster, ids: string[]): Promise<void> {
   const rows = await running.db.query(
@@ -98,11 +110,7 @@ describe.skipIf(!url)('decision points on two PostgreSQL instances', () => {
   it('decides each participant\u2019s moment once a day, the jobs shared by both instances', {
     timeout: 180_000,
   }, async ({ onTestFailed }) => {
-    cluster = await startTrialCluster();
-    const running = cluster;
-    onTestFailed(() => console.error(running.describe()));
-    const [first, second] = running.instances as [Instance, Instance];
-    const ids = await enrollAll(running);
+    const { running, first, second, ids } = await startEnrolled(onTestFailed);
 
     // Both instances move the shared clock at once (one move at a time, cluster-wide); each claims due jobs.
     const [one, two] = await Promise.all([
@@ -126,11 +134,7 @@ describe.skipIf(!url)('decision points on two PostgreSQL instances', () => {
   it('decides each moment once when one instance is SIGKILLed while deciding', {
     timeout: 180_000,
   }, async ({ onTestFailed }) => {
-    cluster = await startTrialCluster();
-    const running = cluster;
-    onTestFailed(() => console.error(running.describe()));
-    const [first, second] = running.instances as [Instance, Instance];
-    const ids = await enrollAll(running);
+    const { running, first, second, ids } = await startEnrolled(onTestFailed);
 
     const moving = running.api(first, 'POST', '/admin/clock', { set_to: '2026-03-05T08:00:00.000Z' });
     await new Promise((resolve) => setTimeout(resolve, 150));
