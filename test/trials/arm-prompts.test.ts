@@ -20,8 +20,6 @@ import { loadSystemPrompts } from '../../src/engine/system-prompts.ts';
 import { createToolRegistry } from '../../src/engine/tool-registry.ts';
 import { createFakeLlm } from '../../src/llm/fake-llm.ts';
 import type { ChatRequest } from '../../src/llm/llm.ts';
-import { silentLog } from '../../src/observability/log.ts';
-import { createParticipantService } from '../../src/participants/participant-service.ts';
 import { createManualClock } from '../../src/scheduling/clock.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
@@ -31,8 +29,7 @@ import { createArmSettings } from '../../src/trials/arm-settings.ts';
 import { parseStudyDesign } from '../../src/trials/study-design-file.ts';
 import { createTrialService } from '../../src/trials/trial-service.ts';
 import { systemText } from '../support/engine-harness.ts';
-import { createFakeConversationFlow } from '../support/fake-conversation-flow.ts';
-import { phoneFor, TRIAL_START } from './trial-fixture.ts';
+import { createTrialParticipantService, phoneFor, TRIAL_START } from './trial-fixture.ts';
 
 let directory = '';
 let store: Store | undefined;
@@ -100,18 +97,7 @@ arms:
     log: silentLog,
     promptSettings: arms.promptSettings,
   });
-  const participants = createParticipantService({
-    store,
-    flow: createFakeConversationFlow({ messenger, lock, transcript: store.transcript }),
-    messenger,
-    lock,
-    clock,
-    newId,
-    log: silentLog,
-    defaultCountry: 'US',
-    prepTimeMinutes: 10,
-    study,
-  });
+  const participants = createTrialParticipantService({ store, messenger, lock, clock, newId, study });
   const trials = createTrialService({ store, clock, study });
   const enrollInArm = async (arm: string, index: number, language = 'en') => {
     const participant = await participants.enroll({ phoneNumber: phoneFor(index), language }, { greet: false });

@@ -6,7 +6,6 @@ import { sequentialIds } from '../../src/domain/ids.ts';
 import type { HabitPromptGenerator } from '../../src/engine/habit-prompt-generator.ts';
 import { createRecordingMessenger } from '../../src/engine/recording-messenger.ts';
 import { silentLog } from '../../src/observability/log.ts';
-import { createParticipantService } from '../../src/participants/participant-service.ts';
 import { createManualClock } from '../../src/scheduling/clock.ts';
 import { createDailyPromptHandler } from '../../src/scheduling/daily-prompt-handler.ts';
 import { armSchedule, DAILY_PROMPT_JOB } from '../../src/scheduling/daily-prompt-jobs.ts';
@@ -18,8 +17,7 @@ import { createArmSettings } from '../../src/trials/arm-settings.ts';
 import { withDailyPromptDecisions } from '../../src/trials/decision-jobs.ts';
 import type { StudyInForce } from '../../src/trials/study-design-file.ts';
 import { createTrialService } from '../../src/trials/trial-service.ts';
-import { createFakeConversationFlow } from '../support/fake-conversation-flow.ts';
-import { designOf, phoneFor } from './trial-fixture.ts';
+import { createTrialParticipantService, designOf, phoneFor } from './trial-fixture.ts';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
@@ -88,18 +86,7 @@ export async function createArmRig(options: { study?: StudyInForce } = {}) {
     { store, clock, messenger, newId, study: design, missedPromptGraceMs: HOUR },
   );
   runner.register(DAILY_PROMPT_JOB, dailyPromptHandler);
-  const participants = createParticipantService({
-    store,
-    flow: createFakeConversationFlow({ messenger, lock, transcript: store.transcript }),
-    messenger,
-    lock,
-    clock,
-    newId,
-    log: silentLog,
-    defaultCountry: 'US',
-    prepTimeMinutes: 10,
-    study: design,
-  });
+  const participants = createTrialParticipantService({ store, messenger, lock, clock, newId, study: design });
   const trials = createTrialService({ store, clock, study: design });
 
   /** Enrolls someone, puts them in `arm` (a staff override) and gives them a daily prompt at 10:00 Toronto. */

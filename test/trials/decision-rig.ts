@@ -5,7 +5,6 @@
 import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { sequentialIds } from '../../src/domain/ids.ts';
 import { silentLog } from '../../src/observability/log.ts';
-import { createParticipantService } from '../../src/participants/participant-service.ts';
 import { createManualClock } from '../../src/scheduling/clock.ts';
 import { createJobRunner } from '../../src/scheduling/job-runner-service.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
@@ -18,8 +17,7 @@ import {
   DECISION_POINT_JOB,
 } from '../../src/trials/decision-jobs.ts';
 import { createTrialService } from '../../src/trials/trial-service.ts';
-import { createFakeConversationFlow } from '../support/fake-conversation-flow.ts';
-import { designOf } from './trial-fixture.ts';
+import { createTrialParticipantService, designOf } from './trial-fixture.ts';
 
 export const HOUR = 3_600_000;
 export const NUDGE = 'Take a short walk now?';
@@ -59,18 +57,7 @@ export async function createDecisionRig(options: { store?: Store; idPrefix?: str
   runner.register(DECISION_OUTCOME_JOB, createDecisionOutcomeHandler({ store, clock, study }));
   // Deliveries are not what these tests look at: the outbox's rows are.
   runner.register('deliver_message', async () => undefined);
-  const participants = createParticipantService({
-    store,
-    flow: createFakeConversationFlow({ messenger, lock, transcript: store.transcript }),
-    messenger,
-    lock,
-    clock,
-    newId,
-    log: silentLog,
-    defaultCountry: 'US',
-    prepTimeMinutes: 10,
-    study,
-  });
+  const participants = createTrialParticipantService({ store, messenger, lock, clock, newId, study });
   const trials = createTrialService({ store, clock, study });
   return {
     store,

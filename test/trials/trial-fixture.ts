@@ -35,21 +35,33 @@ export async function createTrialFixture(
   const newId = (prefix: string) => `${options.idPrefix ?? ''}${generated(prefix)}`;
   const lock = createInProcessLock();
   const messenger = createOutboxMessenger({ store, clock, newId });
-  const flow = createFakeConversationFlow({ messenger, lock, transcript: store.transcript });
-  const participants = createParticipantService({
+  const participants = createTrialParticipantService({
     store,
-    flow,
     messenger,
     lock,
     clock,
     newId,
-    log: silentLog,
-    defaultCountry: 'US',
-    prepTimeMinutes: 10,
     ...(options.channelNames ? { channelNames: options.channelNames } : {}),
     ...(study ? { study } : {}),
   });
   return { store, participants };
+}
+
+type TrialParticipantDependencies = Pick<
+  Parameters<typeof createParticipantService>[0],
+  'store' | 'messenger' | 'lock' | 'clock' | 'newId' | 'study' | 'channelNames'
+>;
+
+/** The real participant service as the trial tests run it: the fake conversation flow, US numbers, silent log. */
+export function createTrialParticipantService(dependencies: TrialParticipantDependencies): ParticipantService {
+  const { store, messenger, lock } = dependencies;
+  return createParticipantService({
+    ...dependencies,
+    flow: createFakeConversationFlow({ messenger, lock, transcript: store.transcript }),
+    log: silentLog,
+    defaultCountry: 'US',
+    prepTimeMinutes: 10,
+  });
 }
 
 /** A distinct US number for the n-th enrollment. */
