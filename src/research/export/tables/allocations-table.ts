@@ -6,6 +6,7 @@ import {
   type ExportRow,
   type ExportTable,
 } from '../export-types.ts';
+import { rowFilter } from '../row-filter.ts';
 
 const columns: ExportColumn[] = [
   { name: 'participant_id', type: 'string', description: 'Participant id' },
@@ -36,15 +37,14 @@ const columns: ExportColumn[] = [
 
 async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
   const { store, filter } = context;
-  const wanted = new Set(filter.participantIds);
+  const keeps = rowFilter(filter);
   const pages = keysetPages(async (after: string | undefined, limit) => {
     const page = await store.allocations.page(after, limit);
     return page.map((allocation) => ({ id: allocation.participantId, allocation }));
   }, EXPORT_PAGE_SIZE);
   for await (const page of pages) {
     for (const { allocation } of page) {
-      if (wanted.size > 0 && !wanted.has(allocation.participantId)) continue;
-      if (filter.since && allocation.allocatedAt < filter.since) continue;
+      if (!keeps(allocation.participantId, allocation.allocatedAt)) continue;
       yield {
         participant_id: allocation.participantId,
         study_id: allocation.studyId,

@@ -6,6 +6,7 @@ import {
   type ExportRow,
   type ExportTable,
 } from '../export-types.ts';
+import { rowFilter } from '../row-filter.ts';
 
 const columns: ExportColumn[] = [
   { name: 'audit_id', type: 'integer', description: 'Entry id; increases in recording order' },
@@ -32,14 +33,14 @@ const columns: ExportColumn[] = [
 
 async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
   const { store, filter } = context;
-  const wanted = new Set(filter.participantIds);
+  const keeps = rowFilter(filter);
   const pages = keysetPages(
     (after: number | undefined, limit) => store.audit.page(filter.since ? { from: filter.since } : {}, after, limit),
     EXPORT_PAGE_SIZE,
   );
   for await (const page of pages) {
     for (const entry of page) {
-      if (wanted.size > 0 && (!entry.participantId || !wanted.has(entry.participantId))) continue;
+      if (!keeps(entry.participantId)) continue;
       yield {
         audit_id: entry.id,
         at: entry.at.toISOString(),

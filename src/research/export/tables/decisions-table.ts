@@ -7,6 +7,7 @@ import {
   type ExportRow,
   type ExportTable,
 } from '../export-types.ts';
+import { rowFilter } from '../row-filter.ts';
 
 const columns: ExportColumn[] = [
   { name: 'id', type: 'string', description: 'study|participant|decision point|local date|slot: the moment decided' },
@@ -43,15 +44,14 @@ const columns: ExportColumn[] = [
 
 async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
   const { store, filter } = context;
-  const wanted = new Set(filter.participantIds);
+  const keeps = rowFilter(filter);
   const pages = keysetPages(async (after: string | undefined, limit) => {
     const page = await store.decisions.page(after, limit);
     return page.map((decision) => ({ id: decision.id, decision }));
   }, EXPORT_PAGE_SIZE);
   for await (const page of pages) {
     for (const { decision } of page) {
-      if (wanted.size > 0 && !wanted.has(decision.participantId)) continue;
-      if (filter.since && decision.intendedAt < filter.since) continue;
+      if (!keeps(decision.participantId, decision.intendedAt)) continue;
       yield decisionJson(decision);
     }
   }

@@ -1,5 +1,6 @@
 import { parseEvalConversation } from '../../ratings/eval-conversation.ts';
 import type { ExportColumn, ExportContext, ExportRow, ExportTable } from '../export-types.ts';
+import { rowFilter } from '../row-filter.ts';
 
 const columns: ExportColumn[] = [
   { name: 'rating_id', type: 'string', description: 'Rating id' },
@@ -45,10 +46,9 @@ const columns: ExportColumn[] = [
 
 async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
   const { store, filter } = context;
-  const wanted = new Set(filter.participantIds);
+  const keeps = rowFilter(filter);
   for (const rating of await store.ratings.list()) {
-    if (wanted.size > 0 && (!rating.participantId || !wanted.has(rating.participantId))) continue;
-    if (filter.since && rating.createdAt < filter.since) continue;
+    if (!keeps(rating.participantId, rating.createdAt)) continue;
     // An evaluation conversation's coach turn is a line of the run's transcript, stored in the same column.
     const evaluation = parseEvalConversation(rating.conversation);
     yield {
