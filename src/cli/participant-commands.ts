@@ -7,12 +7,13 @@ import { participantJson } from '../api/views.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
 import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../domain/participant.ts';
-import { type Application, createApplication, openStore } from '../main.ts';
+import { createApplication, openStore } from '../main.ts';
+import type { ParticipantDetails } from '../participants/participant-service-types.ts';
 import { IMPORT_COLUMNS } from '../research/import/import-input.ts';
 import { type CliIo, commandLogger, readConfig } from './cli-io.ts';
 import { readImportFile, runImport } from './import-command.ts';
 import { pauseOrResume } from './pause-command.ts';
-import { callRunningServer, isStateDirInUse, type RunningServer, runningServer } from './running-server.ts';
+import { callRunningServer, openOrFindServer, type RunningServer } from './running-server.ts';
 
 export function registerParticipantCommands(program: Command, io: CliIo): void {
   const participants = program.command('participants').description('manage participants');
@@ -64,12 +65,10 @@ export function registerParticipantCommands(program: Command, io: CliIo): void {
     .option('--json', 'print the whole outcome (every row) as JSON instead of the summary')
     .action(async (file: string, options: { partial?: boolean; dryRun?: boolean; json?: boolean }) => {
       const config = readConfig(io);
-      let app: Application;
-      try {
-        app = await createApplication({ config, log: commandLogger(config) });
-      } catch (error) {
-        const server = isStateDirInUse(error) ? runningServer(config) : undefined;
-        if (!server) throw error;
+      const { app, server } = await openOrFindServer(config, () =>
+        createApplication({ config, log: commandLogger(config) }),
+      );
+      if (server) {
         const { failed } = await importThroughServer(io, config, server, file, options);
         if (failed) io.exit(1);
         return;
@@ -96,28 +95,17 @@ async function listParticipants(io: CliIo, options: { status?: string }): Promis
   }
 }
 
-interface EnrollOptions {
+interface EnrollOptions extends ParticipantDetails {
   phone: string;
-  name?: string;
-  gender?: string;
-  ethnicity?: string;
-  background?: string;
-  timezone?: string;
-  language?: string;
-  channel?: string;
   greet: boolean;
 }
 
 async function enrollParticipant(io: CliIo, options: EnrollOptions): Promise<void> {
   const config = readConfig(io);
-  let app: Application;
-  try {
-    app = await createApplication({ config, log: commandLogger(config) });
-  } catch (error) {
-    const server = isStateDirInUse(error) ? runningServer(config) : undefined;
-    if (!server) throw error;
-    return enrollThroughServer(io, config, server, options);
-  }
+  const { app, server } = await openOrFindServer(config, () =>
+    createApplication({ config, log: commandLogger(config) }),
+  );
+  if (server) return enrollThroughServer(io, config, server, options);
   try {
     const participant = await app.participants.enroll(
       {

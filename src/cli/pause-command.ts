@@ -6,7 +6,7 @@
 import type { Config } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
 import type { Application } from '../main.ts';
-import { callRunningServer, isStateDirInUse, runningServer } from './running-server.ts';
+import { callRunningServer, openOrFindServer } from './running-server.ts';
 
 export interface PauseCommandContext {
   config: Config;
@@ -19,12 +19,8 @@ export async function pauseOrResume(
   participantId: string,
   change: { action: 'pause'; until: string | undefined } | { action: 'resume' },
 ): Promise<void> {
-  let app: Application;
-  try {
-    app = await context.open();
-  } catch (error) {
-    const server = isStateDirInUse(error) ? runningServer(context.config) : undefined;
-    if (!server) throw error;
+  const { app, server } = await openOrFindServer(context.config, () => context.open());
+  if (server) {
     const answer = await callRunningServer(server, context.config, {
       method: 'POST',
       path: `/conversation/participants/${encodeURIComponent(participantId)}/${change.action}`,

@@ -63,3 +63,20 @@ export async function callRunningServer(
   }
   return { status: response.status, body };
 }
+
+/**
+ * Opens the application in this process, or, when the state directory is held by a server that announced its API
+ * address, returns that server instead (the command then goes through its API). Any other failure is thrown.
+ */
+export async function openOrFindServer<App>(
+  config: Config,
+  open: () => Promise<App>,
+): Promise<{ app: App; server?: undefined } | { app?: undefined; server: RunningServer }> {
+  try {
+    return { app: await open() };
+  } catch (error) {
+    const server = isStateDirInUse(error) ? runningServer(config) : undefined;
+    if (!server) throw error;
+    return { server };
+  }
+}
