@@ -3,9 +3,11 @@
  * coach script, by system prompt) AND the judge (a fixed score per criterion, lower for the variant coach), and three
  * scripted personas (English, Spanish with late answers and misses, and a risk persona who later opts out).
  */
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CliIo } from '../../src/cli/cli.ts';
+import { runEvalCommand } from '../../src/cli/eval-command.ts';
 import type { ScriptedChatRequest, ScriptedReply } from '../support/scripted-openai-server.ts';
 import { createStudyCoach, SAID } from '../support/study-coach-script.ts';
 
@@ -108,4 +110,34 @@ export function evalWorkspace(): {
     rubric: join(root, 'rubric.yaml'),
     prompts: (kind) => join(root, 'prompts', kind),
   };
+}
+
+/**
+ * Runs `promptpipe eval` on the workspace (one day, one repeat, the good prompts, compared with `comparePromptsDir`
+ * when given) against the scripted model, its output discarded; returns the run's id from `out`/report.json.
+ */
+export async function runWorkspaceEval(
+  workspace: ReturnType<typeof evalWorkspace>,
+  model: { baseUrl: string },
+  out: string,
+  options: { comparePromptsDir?: string } = {},
+): Promise<string> {
+  const sink = { write: () => true } as unknown as NodeJS.WritableStream;
+  const io: CliIo = { stdin: process.stdin, stdout: sink, stderr: sink, onSignal: () => {}, exit: () => {} };
+  await runEvalCommand(
+    {
+      personas: workspace.personas,
+      rubric: workspace.rubric,
+      days: 1,
+      repeat: 1,
+      concurrency: 3,
+      out,
+      promptsDir: workspace.prompts('good'),
+      ...(options.comparePromptsDir ? { comparePromptsDir: options.comparePromptsDir } : {}),
+      intakeTurnLimit: 6,
+    },
+    io,
+    { OPENAI_BASE_URL: model.baseUrl, EVAL_JUDGE_BASE_URL: model.baseUrl },
+  );
+  return (JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { run: { id: string } }).run.id;
 }

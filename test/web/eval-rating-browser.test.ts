@@ -3,14 +3,12 @@
  * conversation; reads its transcript, picks scores on the run's rubric, saves; sees the rating listed and, on the
  * run's page, the judge–human agreement it makes (the judge gave 4, the coordinator 4: one pair in full agreement).
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli.ts';
-import { runEvalCommand } from '../../src/cli/eval-command.ts';
 import type { Application } from '../../src/main.ts';
-import { evalResponder, evalWorkspace } from '../evaluation/eval-fixture.ts';
+import { evalResponder, evalWorkspace, runWorkspaceEval } from '../evaluation/eval-fixture.ts';
 import { PASSWORD, staffPerRole, startStaffApp } from '../staff/staff-harness.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 import { browserAvailability, launchChromium } from './browser.ts';
@@ -29,24 +27,7 @@ describe.skipIf(!availability.run)('rating an evaluation run in Chromium', () =>
 
   beforeAll(async () => {
     model = await startScriptedOpenAiServer({ respond: evalResponder([]) });
-    const sink = { write: () => true } as unknown as NodeJS.WritableStream;
-    const io: CliIo = { stdin: process.stdin, stdout: sink, stderr: sink, onSignal: () => {}, exit: () => {} };
-    const out = join(reportsDir, 'baseline');
-    await runEvalCommand(
-      {
-        personas: workspace.personas,
-        rubric: workspace.rubric,
-        days: 1,
-        repeat: 1,
-        concurrency: 3,
-        out,
-        promptsDir: workspace.prompts('good'),
-        intakeTurnLimit: 6,
-      },
-      io,
-      { OPENAI_BASE_URL: model.baseUrl, EVAL_JUDGE_BASE_URL: model.baseUrl },
-    );
-    runId = (JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { run: { id: string } }).run.id;
+    runId = await runWorkspaceEval(workspace, model, join(reportsDir, 'baseline'));
     app = await startStaffApp({ environment: { EVAL_REPORTS_DIR: reportsDir }, listen: true });
     await staffPerRole(app);
     const address = app.server.addresses()[0];

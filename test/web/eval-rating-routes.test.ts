@@ -10,12 +10,11 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli.ts';
-import { runEvalCommand } from '../../src/cli/eval-command.ts';
 import { runEvalReportCommand } from '../../src/cli/eval-report-command.ts';
 import type { Application } from '../../src/main.ts';
 import { exportToDirectory } from '../../src/research/export/export-to-directory.ts';
 import type { Store } from '../../src/store/store.ts';
-import { evalResponder, evalWorkspace } from '../evaluation/eval-fixture.ts';
+import { evalResponder, evalWorkspace, runWorkspaceEval } from '../evaluation/eval-fixture.ts';
 import { type StaffMember, staffPerRole, startStaffApp } from '../staff/staff-harness.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 
@@ -50,22 +49,7 @@ function quietIo(): CliIo & { exitCode?: number } {
 
 beforeAll(async () => {
   model = await startScriptedOpenAiServer({ respond: evalResponder([]) });
-  await runEvalCommand(
-    {
-      personas: workspace.personas,
-      rubric: workspace.rubric,
-      days: 1,
-      repeat: 1,
-      concurrency: 3,
-      out,
-      promptsDir: workspace.prompts('good'),
-      comparePromptsDir: workspace.prompts('variant'),
-      intakeTurnLimit: 6,
-    },
-    quietIo(),
-    { OPENAI_BASE_URL: model.baseUrl, EVAL_JUDGE_BASE_URL: model.baseUrl },
-  );
-  runId = readReport().run.id;
+  runId = await runWorkspaceEval(workspace, model, out, { comparePromptsDir: workspace.prompts('variant') });
 }, 60_000);
 afterAll(async () => {
   await model.close();
