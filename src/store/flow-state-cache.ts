@@ -20,7 +20,12 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { FlowState } from '../domain/flow-state.ts';
-import { copyFlowState as copy, type PendingWrites, withHeldFlowStateWrites } from './held-flow-state-writes.ts';
+import {
+  copyFlowState as copy,
+  ownWrite,
+  type PendingWrites,
+  withHeldFlowStateWrites,
+} from './held-flow-state-writes.ts';
 import type { FlowStateRepository, ParticipantRepository, Store } from './store.ts';
 
 /**
@@ -47,10 +52,8 @@ export function withFlowStateCache(store: Store, capacity: number = DEFAULT_CAPA
   function flowStates(inner: FlowStateRepository, pending: PendingWrites | undefined): FlowStateRepository {
     return {
       async get(participantId) {
-        if (pending?.has(participantId)) {
-          const written = pending.get(participantId);
-          return written ? copy(written) : undefined;
-        }
+        const own = ownWrite(pending, participantId);
+        if (own) return own.state;
         const hit = cached.get(participantId);
         if (hit) return copy(hit);
         const generation = generationOf(participantId);

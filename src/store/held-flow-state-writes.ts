@@ -22,6 +22,16 @@ export function copyFlowState(state: FlowState): FlowState {
  */
 export type PendingWrites = Map<string, FlowState | null>;
 
+/** The transaction's own write of the participant, if it made one: its state (undefined after a deletion). */
+export function ownWrite(
+  pending: PendingWrites | undefined,
+  participantId: string,
+): { state: FlowState | undefined } | undefined {
+  if (!pending?.has(participantId)) return undefined;
+  const written = pending.get(participantId);
+  return { state: written ? copyFlowState(written) : undefined };
+}
+
 /** How one cache wraps the repositories (pending: the transaction's held writes, undefined outside one). */
 export interface FlowStateCacheParts {
   flowStates(inner: FlowStateRepository, pending: PendingWrites | undefined): FlowStateRepository;

@@ -17,7 +17,12 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FlowState } from '../../domain/flow-state.ts';
-import { copyFlowState as copy, type PendingWrites, withHeldFlowStateWrites } from '../held-flow-state-writes.ts';
+import {
+  copyFlowState as copy,
+  ownWrite,
+  type PendingWrites,
+  withHeldFlowStateWrites,
+} from '../held-flow-state-writes.ts';
 import type { FlowStateRepository, ParticipantRepository, Store } from '../store.ts';
 
 /** The participants whose lock the current asynchronous flow holds, each with its cached state. */
@@ -54,10 +59,8 @@ function remember(participantId: string, state: FlowState | null | undefined): v
 function flowStates(inner: FlowStateRepository, pending: PendingWrites | undefined): FlowStateRepository {
   return {
     async get(participantId) {
-      if (pending?.has(participantId)) {
-        const written = pending.get(participantId);
-        return written ? copy(written) : undefined;
-      }
+      const own = ownWrite(pending, participantId);
+      if (own) return own.state;
       const scope = scopeOf(participantId);
       if (scope?.state !== undefined) return scope.state === null ? undefined : copy(scope.state);
       const state = await inner.get(participantId);
