@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Participant } from '../../src/domain/participant.ts';
 import type { RosterFilter } from '../../src/store/ports/roster-reads.ts';
 import type { NewTranscriptEntry, Store } from '../../src/store/store.ts';
+import { adherenceAlertFixture } from '../support/alert-fixture.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
 
 const BASE = Date.parse('2025-03-01T08:00:00.000Z');
@@ -94,21 +95,7 @@ export function describeRosterStoreContract(current: () => Store): void {
 
       // Adherence alerts: only unresolved ones, of the rule asked for; the row names the newest.
       const adherenceAlert = (id: string, participantId: string, rule: string, minutes: number) =>
-        db.alerts.create(
-          {
-            id,
-            participantId,
-            kind: 'adherence',
-            detector: 'adherence',
-            rule,
-            score: undefined,
-            urgency: 'normal',
-            reason: 'test',
-            sourceMessageId: undefined,
-            createdAt: at(minutes),
-          },
-          ['dashboard'],
-        );
+        db.alerts.create(adherenceAlertFixture(id, participantId, rule, at(minutes)), ['dashboard']);
       await adherenceAlert('alert_1', 'participant_1', '2 daily prompts unanswered since 2025-03-01T08:00:00.000Z', 1);
       await adherenceAlert('alert_2', 'participant_1', 'no message for 3 days since 2025-03-01T08:00:00.000Z', 2);
       await adherenceAlert('alert_3', 'participant_2', 'no message for 3 days since 2025-03-01T08:00:00.000Z', 3);

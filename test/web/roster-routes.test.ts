@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import { type Application, createApplication } from '../../src/main.ts';
 import { adherenceRuleText } from '../../src/safety/adherence-alerts.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { adherenceAlertFixture } from '../support/alert-fixture.ts';
 import { participantFixture } from '../support/participant-fixture.ts';
 
 let app: Application;
@@ -108,21 +109,8 @@ describe('roster filter on adherence alerts', () => {
     app = await startWithParticipants(60);
     const since = new Date('2026-02-20T00:00:00.000Z');
     const alert = async (id: string, participantId: string, rule: string, status?: 'resolved') => {
-      await app.store.alerts.create(
-        {
-          id,
-          participantId,
-          kind: 'adherence',
-          detector: 'adherence',
-          rule,
-          score: undefined,
-          urgency: 'normal',
-          reason: 'test',
-          sourceMessageId: undefined,
-          createdAt: new Date('2026-03-01T00:00:00.000Z'),
-        },
-        ['dashboard'],
-      );
+      const createdAt = new Date('2026-03-01T00:00:00.000Z');
+      await app.store.alerts.create(adherenceAlertFixture(id, participantId, rule, createdAt), ['dashboard']);
       if (status) await app.store.alerts.resolve(id, 'ada', 'done', new Date('2026-03-01T01:00:00.000Z'));
     };
     const missed = adherenceRuleText.missedPrompts(2, since);
