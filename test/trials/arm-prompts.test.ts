@@ -20,6 +20,7 @@ import { loadSystemPrompts } from '../../src/engine/system-prompts.ts';
 import { createToolRegistry } from '../../src/engine/tool-registry.ts';
 import { createFakeLlm } from '../../src/llm/fake-llm.ts';
 import type { ChatRequest } from '../../src/llm/llm.ts';
+import { silentLog } from '../../src/observability/log.ts';
 import { createManualClock } from '../../src/scheduling/clock.ts';
 import { createInProcessLock } from '../../src/store/participant-lock.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
