@@ -77,8 +77,20 @@ export interface ToolLoopOptions {
   transaction?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
-/** Thrown inside an exchange's unit of work to roll it back: the exchange then runs again, one step at a time. */
-class StepByStep extends Error {}
+/**
+ * Thrown inside an exchange's unit of work when a call ends in an error result: the unit of work rolls back (the
+ * failing tool's writes go with it) and the exchange runs again with that call's error result decided up front.
+ */
+class ToolFailed extends Error {
+  readonly index: number;
+  readonly result: ToolResult;
+
+  constructor(index: number, result: ToolResult) {
+    super(result.message);
+    this.index = index;
+    this.result = result;
+  }
+}
 
 /**
  * The executor seam (specification §Tool loop): how one response becomes content and tool calls. Native responses are
@@ -114,51 +126,20 @@ interface Exchange {
   callId: number | undefined;
 }
 
-function inUnitOfWork<T>(options: ToolLoopOptions, work: () => Promise<T>): Promise<T> {
-  return options.transaction ? options.transaction(work) : work();
-}
-
 /**
  * The one way an exchange runs: its calls are recorded (with the model call's deferred provenance row, so the row
- * commits with the entry that links to it), then each tool runs and its result is recorded, in order. Every write
- * joins the unit of work open around it: with `atomic`, the whole exchange is one (the loop opened it, and an error
- * result rolls it back); without, each record is its own and each tool opens its own (a crash in between leaves the
- * record of what was asked and what ran).
- */
-async function runExchange(
-  options: ToolLoopOptions,
-  extracted: { content: string; toolCalls: TextToolCall[] },
-  response: ChatResponse,
-  atomic: boolean,
-): Promise<Exchange> {
-  const calls = extracted.toolCalls.map(structured);
-  const callId = await inUnitOfWork(options, async () => {
-    const id = response.callId ?? (options.transaction ? await response.recordProvenance?.() : undefined);
-    await options.recorder.assistantToolCalls(extracted.content, calls, response.model, id);
-    return id;
-  });
-  const executed: ExecutedCall[] = [];
-  for (const textCall of extracted.toolCalls) {
-    const call = structured(textCall);
-    const started = options.now();
-    const result =
-      textCall.parseError !== undefined
-        ? errorResult(textCall.parseError, {
-            expected_format: '<tool_call>{"name": "…", "arguments": {…}}</tool_call>',
-          })
-        : await options.registry.execute(call, options.context, options.toolNames);
-    // A failing tool's writes are never kept with its error: the exchange runs again, step by step.
-    if (atomic && result.status === 'error') throw new StepByStep();
-    await options.recorder.toolResult(call, result, options.now() - started);
-    executed.push({ call, result });
-  }
-  return { executed, callId };
-}
-
-/**
- * In one unit of work when every call is a well-formed call of a `databaseOnly` tool: the calls, the tools' writes
- * and the results commit together (a crash leaves none of them, and the turn runs again). An error result, or any
- * failure, rolls it all back, and the same exchange runs again one step at a time.
+ * commits with the entry that links to it), then each tool runs and its result is recorded, in order.
+ *
+ * Whether a unit of work spans the exchange is decided once, before it runs: it does when every call is a
+ * well-formed call of a `databaseOnly` tool (and the loop has `transaction`), so the calls, the tools' writes and
+ * the results commit together and a crash leaves none of them (the turn runs again). Otherwise each record is its own
+ * and each tool opens its own (a crash in between leaves the record of what was asked and what ran), and a tool that
+ * may wait on a model or the network never holds a transaction.
+ *
+ * A failing tool's writes are never kept with its error result. Inside the exchange's unit of work, an error result
+ * rolls the unit back and the same exchange runs again, that call's error result decided up front (each run
+ * decides one more, so it ends). A unit of work that fails to commit (the database refused a write) runs again once.
+ * The records are written once either way: nothing of a rolled-back run is kept.
  */
 async function runToolCalls(
   options: ToolLoopOptions,
@@ -166,21 +147,64 @@ async function runToolCalls(
   response: ChatResponse,
 ): Promise<Exchange> {
   const { transaction } = options;
-  const atomic =
+  const spanning =
     transaction !== undefined &&
     extracted.toolCalls.every((call) => call.parseError === undefined) &&
     options.registry.databaseOnly(
       extracted.toolCalls.map((call) => call.name),
       options.toolNames,
     );
-  if (atomic) {
+  const unitOfWork = spanning ? transaction : <T>(work: () => Promise<T>) => work();
+  const decided = new Map<number, ToolResult>();
+  let failedCommits = 0;
+  for (;;) {
     try {
-      return await transaction(() => runExchange(options, extracted, response, true));
-    } catch {
-      // Rolled back: nothing of it was kept.
+      return await unitOfWork(() => runExchange(options, extracted, response, spanning ? decided : undefined));
+    } catch (error) {
+      if (error instanceof ToolFailed) {
+        decided.set(error.index, error.result);
+        continue;
+      }
+      failedCommits += 1;
+      if (!spanning || failedCommits > 1) throw error;
     }
   }
-  return runExchange(options, extracted, response, false);
+}
+
+/**
+ * Runs one exchange in whatever unit of work is open around it. `decided`, given only inside the exchange's own unit
+ * of work, holds the error results of calls that failed in an earlier run: they are recorded without running again,
+ * and a new error result throws {@link ToolFailed} to roll the unit back.
+ */
+async function runExchange(
+  options: ToolLoopOptions,
+  extracted: { content: string; toolCalls: TextToolCall[] },
+  response: ChatResponse,
+  decided: Map<number, ToolResult> | undefined,
+): Promise<Exchange> {
+  const calls = extracted.toolCalls.map(structured);
+  const record = <T>(work: () => Promise<T>): Promise<T> => (options.transaction ? options.transaction(work) : work());
+  const callId = await record(async () => {
+    const id = response.callId ?? (options.transaction ? await response.recordProvenance?.() : undefined);
+    await options.recorder.assistantToolCalls(extracted.content, calls, response.model, id);
+    return id;
+  });
+  const executed: ExecutedCall[] = [];
+  for (const [index, textCall] of extracted.toolCalls.entries()) {
+    const call = structured(textCall);
+    const started = options.now();
+    const result =
+      decided?.get(index) ??
+      (textCall.parseError !== undefined
+        ? errorResult(textCall.parseError, {
+            expected_format: '<tool_call>{"name": "…", "arguments": {…}}</tool_call>',
+          })
+        : await options.registry.execute(call, options.context, options.toolNames));
+    if (decided && result.status === 'error' && !decided.has(index)) throw new ToolFailed(index, result);
+    await options.recorder.toolResult(call, result, options.now() - started);
+    executed.push({ call, result });
+  }
+  return { executed, callId };
 }
 
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {

@@ -86,9 +86,9 @@ describe('a tool exchange of database-only tools', () => {
     });
   });
 
-  it('falls back to one step at a time when that transaction fails, keeping nothing of it', async () => {
+  it('runs the exchange again when that transaction fails, keeping nothing of the failed run', async () => {
     const turn = await toolTurn({ failResultRecords: 1 });
-    // The failed attempt (call, profile write, result) rolled back; the step-by-step run recorded each once.
+    // The failed run (call, profile write, result) rolled back; the next run recorded each once.
     expect(turn.entries.map((entry) => entry.kind)).toEqual(['message', 'tool_call', 'tool_result']);
     expect(await turn.store.events.list({ type: 'tool-called' })).toHaveLength(1);
     expect((await turn.harness.profile()).habit_domain).toBe('movement');
@@ -109,5 +109,59 @@ describe('a tool exchange of database-only tools', () => {
     const turn = await toolTurn({ extraTools: [lookup] });
     expect(seen).toEqual([false]);
     expect(turn.entries.map((entry) => entry.kind)).toEqual(['message', 'tool_call', 'tool_result']);
+  });
+
+  it("keeps a failing tool's error result without its writes, and the other calls' writes", async () => {
+    const { store, phase } = await countingStore();
+    let runs = 0;
+    const failing = defineTool({
+      name: 'transition_state',
+      description: 'a database-only stand-in that writes, then throws',
+      schema: z.object({}),
+      databaseOnly: true,
+      async execute(_args, context) {
+        runs += 1;
+        await store.events.record({
+          participantId: context.participantId,
+          type: 'stand-in-write',
+          data: {},
+          createdAt: new Date(),
+        });
+        throw new Error('half-way failure');
+      },
+    });
+    let exchangeTransactions = -1;
+    harness = await createEngineHarness({
+      store,
+      extraTools: [failing],
+      script: [
+        () => {
+          phase.counting = true;
+          return {
+            toolCalls: [
+              { name: 'save_user_profile', arguments: { habit_domain: 'movement' } },
+              { name: 'transition_state', arguments: {} },
+            ],
+          };
+        },
+        () => {
+          exchangeTransactions = phase.transactions;
+          phase.counting = false;
+          return { content: 'Saved.' };
+        },
+      ],
+    });
+    await harness.send('I want to move more');
+    const entries = await store.transcript.list(harness.participant.id);
+    expect(entries.map((entry) => entry.kind)).toEqual(['message', 'tool_call', 'tool_result', 'tool_result']);
+    const failedResult = JSON.parse(entries[3]?.content ?? '{}') as { status?: string };
+    expect(failedResult.status).toBe('error');
+    // The failing tool ran once; its write went with the rolled-back run, the profile write of the next run stayed.
+    expect(runs).toBe(1);
+    expect(await store.events.list({ type: 'stand-in-write' })).toHaveLength(0);
+    expect((await harness.profile()).habit_domain).toBe('movement');
+    const outcomes = (await store.events.list({ type: 'tool-called' })).map((event) => event.data['outcome']);
+    expect(outcomes.sort()).toEqual(['error', 'success']);
+    expect(exchangeTransactions).toBe(2);
   });
 });
