@@ -72,6 +72,7 @@ function finishedIntakeData(now: Date): StateData {
 async function seed(storage: BenchDatabase, count: number): Promise<void> {
   const store = await storage.openStore();
   const newId = sequentialIds();
+  const arming = { store, newId, prepTimeMinutes: PREP_TIME_MINUTES, random: Math.random };
   try {
     for (let first = 0; first < count; first += SEED_BATCH) {
       await store.transaction(async (tx) => {
@@ -79,12 +80,9 @@ async function seed(storage: BenchDatabase, count: number): Promise<void> {
           const participant = benchParticipant(index);
           await tx.participants.create(participant);
           await tx.flowStates.save(newFlowState(participant.id, BENCH_START, finishedIntakeData(BENCH_START)));
-          await armSchedule(tx, {
+          await armSchedule(arming, {
             participantId: participant.id,
             now: BENCH_START,
-            newId,
-            prepTimeMinutes: PREP_TIME_MINUTES,
-            random: Math.random,
             schedule: {
               id: `schedule_${index}`,
               type: ScheduleType.FIXED,

@@ -26,6 +26,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
   const { random, messages, validTimeZone, validLanguage, validChannel, requireParticipant, withArm, withChannel } =
     rules;
   const enroll = createEnroll(options, rules);
+  const arming = { store, newId, random, prepTimeMinutes: options.prepTimeMinutes };
   const { history, state, transition, sendOrganiserMessage } = createParticipantViews(options, rules);
 
   async function update(participantId: string, change: ParticipantUpdate): Promise<Participant> {
@@ -65,15 +66,7 @@ export function createParticipantService(options: ParticipantServiceOptions): Pa
         // Leaving `active` stops every proactive message: prompts, reminders, timers and queued deliveries.
         const cancelledJobs = leavesActive ? await cancelAllParticipantJobs(tx, participantId, now) : 0;
         // Leaving `active` cancelled the daily prompt; coming back re-arms the schedule the participant still has.
-        const rearmed = returnsToActive
-          ? await ensureDailyPromptJob(tx, {
-              participantId,
-              now,
-              newId,
-              prepTimeMinutes: options.prepTimeMinutes,
-              random,
-            })
-          : undefined;
+        const rearmed = returnsToActive ? await ensureDailyPromptJob(arming, { participantId, now }) : undefined;
         await tx.events.record({
           participantId,
           type: 'participant-updated',

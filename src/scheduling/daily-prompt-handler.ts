@@ -29,7 +29,7 @@ import type { Messenger } from '../engine/messenger.ts';
 import { createBuiltInMessageCatalogue } from '../i18n/built-in-catalogues.ts';
 import { donePoll } from '../i18n/fixed-polls.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
-import type { Job, Store, StoreRepositories } from '../store/store.ts';
+import type { Job, Store } from '../store/store.ts';
 import type { AfterPromptSentHook, PromptDeliveryGuard } from './daily-prompt-hooks.ts';
 import {
   armSchedule,
@@ -74,8 +74,8 @@ type Precondition =
 
 export function createDailyPromptHandler(options: DailyPromptHandlerOptions): JobHandler {
   const { store, clock, messenger, promptGenerator, newId, config, log } = options;
-  const random = options.random ?? Math.random;
   const messages = options.messages ?? createBuiltInMessageCatalogue();
+  const arming = { store, newId, random: options.random ?? Math.random, prepTimeMinutes: config.prepTimeMinutes };
 
   async function checkPrecondition(job: Job): Promise<Precondition> {
     const payload = parseDailyPromptPayload(job.payload);
@@ -93,14 +93,11 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
   }
 
   /** Enqueues the occurrence of the local day after this one (or later, when that one is over too). */
-  function armNext(tx: StoreRepositories, participantId: string, schedule: ScheduleInfo, payload: DailyPromptPayload) {
-    return armSchedule(tx, {
+  function armNext(participantId: string, schedule: ScheduleInfo, payload: DailyPromptPayload) {
+    return armSchedule(arming, {
       participantId,
       schedule,
       now: clock.now(),
-      newId,
-      random,
-      prepTimeMinutes: config.prepTimeMinutes,
       fromLocalDate: addLocalDays(payload.local_date, 1),
     });
   }
@@ -112,9 +109,9 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
     reason: string,
     details: Record<string, unknown>,
   ): Promise<void> {
-    const armed = await store.transaction(async (tx) => {
-      const next = await armNext(tx, participant.id, schedule, payload);
-      await tx.events.record({
+    const armed = await store.transaction(async () => {
+      const next = await armNext(participant.id, schedule, payload);
+      await store.events.record({
         participantId: participant.id,
         type: 'prompt-skipped',
         data: {
@@ -173,7 +170,7 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
     }
     let donePollOnly = false;
     if (options.deliveryGuard) {
-      const decision = await options.deliveryGuard(store, { participant, now: clock.now() });
+      const decision = await options.deliveryGuard({ participant, now: clock.now() });
       if (decision.deliver === false) {
         await skip(participant, schedule, payload, decision.reason, {});
         return;
@@ -233,7 +230,7 @@ export function createDailyPromptHandler(options: DailyPromptHandlerOptions): Jo
           fallback,
         })) ?? [];
       for (const send of followUps) await messenger.send(send.participantId, send.message, send.options);
-      const next = await armNext(store, participant.id, schedule, payload);
+      const next = await armNext(participant.id, schedule, payload);
       await store.events.record({
         participantId: participant.id,
         type: 'prompt-sent',

@@ -4,7 +4,6 @@
  */
 import type { Participant } from '../domain/participant.ts';
 import type { Outgoing, SendOptions } from '../engine/messenger.ts';
-import type { StoreRepositories } from '../store/store.ts';
 
 /** A message the hook wants sent with the prompt, after its Done poll (e.g. the intensity poll). */
 export interface FollowUpSend {
@@ -33,9 +32,10 @@ export type AfterPromptSentHook = (event: PromptSentEvent) => Promise<readonly F
 
 /**
  * Asked before generating: may the prompt go out? A refusal skips the day (recorded) and arms the next one;
- * `done-poll-only` sends the day's Done poll without a prompt (a trial's assessment-only arm).
+ * `done-poll-only` sends the day's Done poll without a prompt (a trial's assessment-only arm). A guard reads through
+ * the store it was built with.
  */
-export type PromptDeliveryGuard = (
-  repositories: StoreRepositories,
-  request: { participant: Participant; now: Date },
-) => Promise<{ deliver: true } | { deliver: false | 'done-poll-only'; reason: string }>;
+export type PromptDeliveryGuard = (request: {
+  participant: Participant;
+  now: Date;
+}) => Promise<{ deliver: true } | { deliver: false | 'done-poll-only'; reason: string }>;

@@ -98,11 +98,20 @@ export function parseDailyPromptPayload(payload: Record<string, unknown>): Daily
   return { schedule_id: scheduleId, local_date: localDate, target_at: targetAt, fire_at: fireAt };
 }
 
-export interface ArmOptions extends Omit<PlanOptions, 'after'> {
+/**
+ * What arming is built from, once, by whoever arms schedules (the daily-prompt handler, the scheduler tool, the
+ * participant service, the migration): the store it writes through, which joins the caller's unit of work, and the
+ * settings every occurrence is planned with.
+ */
+export interface DailyPromptJobDependencies extends Pick<PlanOptions, 'prepTimeMinutes' | 'random'> {
+  store: Pick<StoreRepositories, 'jobs' | 'flowStates'>;
+  newId: NewId;
+}
+
+export interface ArmRequest extends Pick<PlanOptions, 'fromLocalDate'> {
   participantId: string;
   schedule: ScheduleInfo;
   now: Date;
-  newId: NewId;
 }
 
 export interface ArmedSchedule {
@@ -114,25 +123,30 @@ export interface ArmedSchedule {
 /**
  * Plans the schedule's next occurrence, enqueues its `daily_prompt` job (replacing any pending one of the
  * participant) and stores the job id as the schedule's `timer_id` in the registry, inserting the schedule if it
- * is not there yet. Runs inside the caller's transaction so the job and the registry never disagree.
+ * is not there yet. Writes through the dependencies' store inside the caller's unit of work, so the job and the
+ * registry never disagree.
  */
-export async function armSchedule(tx: StoreRepositories, options: ArmOptions): Promise<ArmedSchedule> {
-  const { participantId, now } = options;
-  const occurrence = planOccurrence(options.schedule, {
+export async function armSchedule(
+  dependencies: DailyPromptJobDependencies,
+  request: ArmRequest,
+): Promise<ArmedSchedule> {
+  const { store } = dependencies;
+  const { participantId, now } = request;
+  const occurrence = planOccurrence(request.schedule, {
     after: now,
-    prepTimeMinutes: options.prepTimeMinutes,
-    random: options.random,
-    ...(options.fromLocalDate ? { fromLocalDate: options.fromLocalDate } : {}),
+    prepTimeMinutes: dependencies.prepTimeMinutes,
+    random: dependencies.random,
+    ...(request.fromLocalDate ? { fromLocalDate: request.fromLocalDate } : {}),
   });
   const payload: DailyPromptPayload = {
-    schedule_id: options.schedule.id,
+    schedule_id: request.schedule.id,
     local_date: occurrence.localDate,
     target_at: occurrence.targetAt.toISOString(),
     fire_at: occurrence.fireAt.toISOString(),
   };
-  const job = await tx.jobs.enqueue(
+  const job = await store.jobs.enqueue(
     {
-      id: options.newId('job'),
+      id: dependencies.newId('job'),
       kind: DAILY_PROMPT_JOB,
       participantId,
       runAt: occurrence.fireAt,
@@ -142,12 +156,12 @@ export async function armSchedule(tx: StoreRepositories, options: ArmOptions): P
     },
     now,
   );
-  const schedule: ScheduleInfo = { ...options.schedule, timer_id: job.id };
-  const schedules = await readSchedules(tx, participantId);
+  const schedule: ScheduleInfo = { ...request.schedule, timer_id: job.id };
+  const schedules = await readSchedules(store, participantId);
   const position = schedules.findIndex((existing) => existing.id === schedule.id);
   if (position >= 0) schedules[position] = schedule;
   else schedules.push(schedule);
-  await writeSchedules(tx, participantId, schedules, now);
+  await writeSchedules(store, participantId, schedules, now);
   return { schedule, job, occurrence };
 }
 
@@ -156,22 +170,26 @@ export async function armSchedule(tx: StoreRepositories, options: ArmOptions): P
  * again (pausing cancels every job). Returns the armed schedule, or undefined when there is nothing to do.
  */
 export async function ensureDailyPromptJob(
-  tx: StoreRepositories,
-  options: Omit<ArmOptions, 'schedule' | 'fromLocalDate'>,
+  dependencies: DailyPromptJobDependencies,
+  request: { participantId: string; now: Date },
 ): Promise<ArmedSchedule | undefined> {
-  const [schedule] = await readSchedules(tx, options.participantId);
+  const { store } = dependencies;
+  const [schedule] = await readSchedules(store, request.participantId);
   if (!schedule) return undefined;
-  if (await tx.jobs.getPendingByKey(dailyPromptJobKey(options.participantId))) return undefined;
-  return armSchedule(tx, { ...options, schedule });
+  if (await store.jobs.getPendingByKey(dailyPromptJobKey(request.participantId))) return undefined;
+  return armSchedule(dependencies, { ...request, schedule });
 }
 
-/** Cancels the pending job of a schedule (by the participant's key, and by `timer_id` for older entries). */
+/**
+ * Cancels the pending job of a schedule (by the participant's key, and by `timer_id` for older entries), through the
+ * store it is given, in the caller's unit of work.
+ */
 export async function disarmSchedule(
-  tx: StoreRepositories,
+  store: Pick<StoreRepositories, 'jobs'>,
   participantId: string,
   schedule: ScheduleInfo,
   now: Date,
 ): Promise<void> {
-  await tx.jobs.cancelByKey(dailyPromptJobKey(participantId), now);
-  if (schedule.timer_id) await tx.jobs.cancelById(schedule.timer_id, now);
+  await store.jobs.cancelByKey(dailyPromptJobKey(participantId), now);
+  if (schedule.timer_id) await store.jobs.cancelById(schedule.timer_id, now);
 }

@@ -42,7 +42,7 @@ export function createSaveUserProfileTool(dependencies: {
   store: Store;
   clock: Clock;
   /** False for a participant whose tone is not adapted (a trial arm's setting): tone proposals are ignored. */
-  toneAdaptation?: (repositories: Pick<Store, 'allocations'>, participantId: string) => Promise<boolean>;
+  toneAdaptation?: (participantId: string) => Promise<boolean>;
 }) {
   const { store, clock } = dependencies;
   return defineTool({
@@ -71,7 +71,7 @@ export function createSaveUserProfileTool(dependencies: {
           }
         }
         let toneNote: string | undefined;
-        const toneAdapted = (await dependencies.toneAdaptation?.(tx, context.participantId)) ?? true;
+        const toneAdapted = (await dependencies.toneAdaptation?.(context.participantId)) ?? true;
         if (args.tone_tags && args.tone_tags.length > 0 && !toneAdapted) {
           toneNote = 'tone not updated (tone adaptation is off for this participant)';
         } else if (args.tone_tags && args.tone_tags.length > 0) {

@@ -123,7 +123,7 @@ async function nextPromptOf(tx: Pick<StoreRepositories, 'jobs'>, schedule: Sched
 
 export function createSchedulerTool(options: SchedulerToolOptions): Tool<typeof schedulerToolSchema> {
   const { store, clock, newId, config } = options;
-  const random = options.random ?? Math.random;
+  const arming = { store, newId, random: options.random ?? Math.random, prepTimeMinutes: config.prepTimeMinutes };
 
   /** The call's zone, else the participant's own, else the contract's default for the type. */
   async function timeZoneFor(args: SchedulerToolArguments, participantId: string): Promise<string> {
@@ -157,14 +157,7 @@ export function createSchedulerTool(options: SchedulerToolOptions): Tool<typeof 
       for (const schedule of previous) await disarmSchedule(tx, participantId, schedule, now);
       // At most one schedule per participant: the new one takes the place of all earlier ones.
       await writeSchedules(tx, participantId, [], now);
-      const armedSchedule: ArmedSchedule = await armSchedule(tx, {
-        participantId,
-        schedule: draft,
-        now,
-        newId,
-        random,
-        prepTimeMinutes: config.prepTimeMinutes,
-      });
+      const armedSchedule: ArmedSchedule = await armSchedule(arming, { participantId, schedule: draft, now });
       await tx.events.record({
         participantId,
         type: 'schedule-created',

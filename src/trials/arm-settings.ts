@@ -4,7 +4,8 @@
  * - the daily prompt's delivery guard: a `none` arm gets no daily prompt (the day is skipped and recorded);
  * - the timers: reminders, auto-feedback, the intensity poll and feedback follow-ups switched off per arm;
  * - the conversation: the arm's prompt directory and tone adaptation, through the engine's prompt settings.
- * The arm is read from the participant's allocation each time, so a staff override applies from then on.
+ * The arm is read from the participant's allocation each time, through the store the settings are created with (inside
+ * a caller's unit of work it joins it), so a staff override applies from then on.
  */
 
 import type { Clock } from '../domain/clock.ts';
@@ -14,13 +15,13 @@ import type { HabitPromptGenerator } from '../engine/habit-prompt-generator.ts';
 import type { PromptSettingsSource } from '../engine/system-prompts.ts';
 import type { PromptDeliveryGuard } from '../scheduling/daily-prompt-hooks.ts';
 import type { TimerFeatureSource } from '../scheduling/timers/timer-dependencies.ts';
-import type { Store, StoreRepositories } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 import { keyedUniform } from './keyed-random.ts';
 import type { Arm } from './study-design.ts';
 import type { ArmPrompts, StudyInForce } from './study-design-file.ts';
 
 export interface ArmSettings {
-  armOf(repositories: Pick<StoreRepositories, 'allocations'>, participantId: string): Promise<Arm | undefined>;
+  armOf(participantId: string): Promise<Arm | undefined>;
   timerFeatures: TimerFeatureSource;
   /** Wraps the model's generator: static arms answer from their list, others go to the model. */
   promptGenerator(inner: HabitPromptGenerator): HabitPromptGenerator;
@@ -29,7 +30,7 @@ export interface ArmSettings {
   /** The arm's own system prompts (its `prompt_dir`) and whether its tone is adapted. */
   promptSettings: PromptSettingsSource;
   /** Whether the participant's tone tags are updated and used (`features.tone_adaptation`). */
-  toneAdaptation(repositories: Pick<StoreRepositories, 'allocations'>, participantId: string): Promise<boolean>;
+  toneAdaptation(participantId: string): Promise<boolean>;
 }
 
 /** The list for a language: its own, else its base language's (`pt` for `pt-BR`), else English. */
@@ -42,8 +43,8 @@ export function createArmSettings(options: { study: StudyInForce; store: Store; 
   const { study, store, clock } = options;
   const arms = new Map(study.design.arms.map((arm) => [arm.id, arm]));
 
-  async function armOf(repositories: Pick<StoreRepositories, 'allocations'>, participantId: string) {
-    const allocation = await repositories.allocations.get(participantId);
+  async function armOf(participantId: string) {
+    const allocation = await store.allocations.get(participantId);
     return allocation ? arms.get(allocation.armId) : undefined;
   }
 
@@ -72,8 +73,8 @@ export function createArmSettings(options: { study: StudyInForce; store: Store; 
   return {
     armOf,
 
-    async timerFeatures(repositories, participantId) {
-      const features = (await armOf(repositories, participantId))?.features;
+    async timerFeatures(participantId) {
+      const features = (await armOf(participantId))?.features;
       return {
         reminders: features?.reminders ?? true,
         autoFeedback: features?.auto_feedback ?? true,
@@ -83,20 +84,20 @@ export function createArmSettings(options: { study: StudyInForce; store: Store; 
     },
 
     async promptSettings(participantId, purpose) {
-      const arm = await armOf(store, participantId);
+      const arm = await armOf(participantId);
       if (!arm) return undefined;
       const systemPrompt = study.armPrompts?.get(arm.id)?.[purpose as keyof ArmPrompts];
       return { toneAdaptation: arm.features.tone_adaptation, ...(systemPrompt ? { systemPrompt } : {}) };
     },
 
-    async toneAdaptation(repositories, participantId) {
-      return (await armOf(repositories, participantId))?.features.tone_adaptation ?? true;
+    async toneAdaptation(participantId) {
+      return (await armOf(participantId))?.features.tone_adaptation ?? true;
     },
 
     promptGenerator(inner) {
       return {
         async generate(participantId, request) {
-          const arm = await armOf(store, participantId);
+          const arm = await armOf(participantId);
           const chosen = arm && (await staticPrompt(participantId, arm));
           if (!arm || !chosen) return inner.generate(participantId, request);
           // The same writes as the model's generator, so the feedback module sees the prompt the participant got.
@@ -118,15 +119,15 @@ export function createArmSettings(options: { study: StudyInForce; store: Store; 
     },
 
     deliveryGuard(inner) {
-      return async (repositories, request) => {
-        const arm = await armOf(repositories, request.participant.id);
+      return async (request) => {
+        const arm = await armOf(request.participant.id);
         if (arm?.daily_prompt.mode === 'none') {
           // The assessment-only arm's day still counts when it gets the Done poll: the poll is its measurement.
           if (!arm.daily_prompt.done_poll) return { deliver: false, reason: 'arm-without-daily-prompt' };
-          const outer = inner ? await inner(repositories, request) : { deliver: true as const };
+          const outer = inner ? await inner(request) : { deliver: true as const };
           return outer.deliver === true ? { deliver: 'done-poll-only', reason: 'arm-without-daily-prompt' } : outer;
         }
-        return inner ? inner(repositories, request) : { deliver: true };
+        return inner ? inner(request) : { deliver: true };
       };
     },
   };

@@ -181,19 +181,22 @@ describe('re-arming after a pause', () => {
     });
     const { store, clock } = harness;
     await harness.schedule({ action: 'create', type: 'fixed', fixed_time: '09:00' });
-    const options = {
-      participantId: 'p_1',
-      now: clock.now(),
+    const arming = {
+      store,
       newId: (prefix: string) => `${prefix}_resumed`,
       random: Math.random,
       prepTimeMinutes: 10,
     };
 
-    expect(await store.transaction((tx) => ensureDailyPromptJob(tx, options))).toBeUndefined();
+    expect(
+      await store.transaction(() => ensureDailyPromptJob(arming, { participantId: 'p_1', now: clock.now() })),
+    ).toBeUndefined();
 
     await store.jobs.cancelForParticipant('p_1', clock.now());
     clock.set(new Date('2026-03-02T20:00:00Z'));
-    const armed = await store.transaction((tx) => ensureDailyPromptJob(tx, { ...options, now: clock.now() }));
+    const armed = await store.transaction(() =>
+      ensureDailyPromptJob(arming, { participantId: 'p_1', now: clock.now() }),
+    );
 
     expect(armed?.job).toMatchObject({ id: 'job_resumed', runAt: new Date('2026-03-03T13:50:00Z') });
     expect(armed?.schedule.timer_id).toBe('job_resumed');

@@ -98,21 +98,21 @@ export async function createArmRig(options: { study?: StudyInForce } = {}) {
     await trials.overrideArm(participant.id, { armId: arm, reason: 'test arm', by: 'test' });
     const now = clock.now();
     await store.transaction((tx) =>
-      armSchedule(tx, {
-        participantId: participant.id,
-        schedule: {
-          id: newId('sched'),
-          type: 'fixed',
-          fixed_time: '10:00',
-          timezone: 'America/Toronto',
-          created_at: now.toISOString(),
-          timer_id: '',
+      armSchedule(
+        { store: tx, newId, random: () => 0, prepTimeMinutes: 10 },
+        {
+          participantId: participant.id,
+          schedule: {
+            id: newId('sched'),
+            type: 'fixed',
+            fixed_time: '10:00',
+            timezone: 'America/Toronto',
+            created_at: now.toISOString(),
+            timer_id: '',
+          },
+          now,
         },
-        now,
-        newId,
-        random: () => 0,
-        prepTimeMinutes: 10,
-      }),
+      ),
     );
     return participant.id;
   }

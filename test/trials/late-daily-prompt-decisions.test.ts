@@ -96,21 +96,21 @@ describe('a decision point at the daily prompt time, stale job', () => {
         await disarmSchedule(tx, participantId, schedule, now);
       }
       await writeSchedules(tx, participantId, [], now);
-      await armSchedule(tx, {
-        participantId,
-        schedule: {
-          id: target.newId('sched'),
-          type: 'fixed',
-          fixed_time: time,
-          timezone: 'America/Toronto',
-          created_at: now.toISOString(),
-          timer_id: '',
+      await armSchedule(
+        { store: tx, newId: target.newId, random: () => 0, prepTimeMinutes: 10 },
+        {
+          participantId,
+          schedule: {
+            id: target.newId('sched'),
+            type: 'fixed',
+            fixed_time: time,
+            timezone: 'America/Toronto',
+            created_at: now.toISOString(),
+            timer_id: '',
+          },
+          now,
         },
-        now,
-        newId: target.newId,
-        random: () => 0,
-        prepTimeMinutes: 10,
-      });
+      );
     });
   }
 

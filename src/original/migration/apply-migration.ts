@@ -53,6 +53,8 @@ export async function applyMigration(
   options: { now: Date; newId: NewId; prepTimeMinutes: number; random?: RandomSource },
 ): Promise<MigrationOutcome> {
   const { now, newId } = options;
+  // Written through the store, so the schedules and timers join the one transaction below.
+  const arming = { store, newId, random: options.random ?? Math.random, prepTimeMinutes: options.prepTimeMinutes };
   const outcome: MigrationOutcome = {
     participants: 0,
     messages: 0,
@@ -74,20 +76,17 @@ export async function applyMigration(
       const active = participant.status === ParticipantStatus.ACTIVE;
       // A participant who is not active gets no proactive message; the schedule is kept and armed if they return.
       if (active && planned.schedule) {
-        const armed = await armSchedule(tx, {
+        const armed = await armSchedule(arming, {
           participantId: id,
           schedule: planned.schedule,
           now,
-          newId,
-          prepTimeMinutes: options.prepTimeMinutes,
-          random: options.random ?? Math.random,
           ...(planned.servedLocalDate ? { fromLocalDate: addLocalDays(planned.servedLocalDate, 1) } : {}),
         });
         outcome.schedules += 1;
         outcome.nextPrompts.push({ participantId: id, at: armed.job.runAt });
       }
       for (const timer of active ? planned.timers : []) {
-        await enqueueTimerJob(tx, { ...timer, participantId: id, now, newId });
+        await enqueueTimerJob(arming, { ...timer, participantId: id, now });
         outcome.timers += 1;
       }
       await tx.events.record({

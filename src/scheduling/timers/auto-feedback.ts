@@ -7,7 +7,7 @@ import { ConversationState } from '../../domain/conversation-state.ts';
 import { DataKey } from '../../domain/data-keys.ts';
 import { conversationStateOf, writeData } from '../../domain/participant-data.ts';
 import { transitionInTransaction } from '../../engine/state-transition.ts';
-import type { Job, StoreRepositories } from '../../store/store.ts';
+import type { Job } from '../../store/store.ts';
 import { runTimerJob } from './run-timer-job.ts';
 import type { TimerDependencies } from './timer-dependencies.ts';
 import { enqueueTimerJob, TIMER_ID_DATA_KEY, TimerJobKind } from './timer-jobs.ts';
@@ -19,41 +19,43 @@ export const AUTO_FEEDBACK_DELAY_MS = 5 * 60_000;
  */
 export const AUTO_FEEDBACK_NEWER_PROMPT_WINDOW_MS = 4.5 * 60_000;
 
-/** After a scheduled prompt (when `AUTO_FEEDBACK_AFTER_PROMPT_ENABLED`): replaces any pending enforcement. */
+/**
+ * After a scheduled prompt (when `AUTO_FEEDBACK_AFTER_PROMPT_ENABLED`): replaces any pending enforcement, through the
+ * timers' store in the caller's unit of work.
+ */
 export function scheduleAutoFeedbackEnforcement(
-  tx: StoreRepositories,
+  dependencies: Pick<TimerDependencies, 'store' | 'newId'>,
   request: { participantId: string; sentAt: Date; now: Date },
-  dependencies: Pick<TimerDependencies, 'newId'>,
 ): Promise<Job> {
-  return enqueueTimerJob(tx, {
+  return enqueueTimerJob(dependencies, {
     kind: TimerJobKind.AUTO_FEEDBACK,
     participantId: request.participantId,
     runAt: new Date(request.sentAt.getTime() + AUTO_FEEDBACK_DELAY_MS),
     payload: { prompt_sent_at: request.sentAt.toISOString() },
     now: request.now,
-    newId: dependencies.newId,
   });
 }
 
 /** The `auto_feedback` job handler. */
 export function createAutoFeedbackHandler(dependencies: TimerDependencies): (job: Job) => Promise<void> {
+  const { store } = dependencies;
   return (job) =>
     runTimerJob(
       dependencies,
       job,
       TIMER_ID_DATA_KEY[TimerJobKind.AUTO_FEEDBACK],
-      async (tx, { participant, data, now }) => {
+      async ({ participant, data, now }) => {
         const participantId = participant.id;
         const alreadyInFeedback = conversationStateOf(data) === ConversationState.FEEDBACK;
         const lastPromptSentAt = Date.parse(data[DataKey.lastPromptSentAt] ?? '');
         const newerPromptSent = lastPromptSentAt > now.getTime() - AUTO_FEEDBACK_NEWER_PROMPT_WINDOW_MS;
         if (alreadyInFeedback || newerPromptSent) {
           // runTimerJob checked the id names this job, so clearing it cannot hide a newer timer.
-          await writeData(tx, participantId, { [DataKey.autoFeedbackTimerID]: '' }, now);
+          await writeData(store, participantId, { [DataKey.autoFeedbackTimerID]: '' }, now);
           return [];
         }
         // keepAutoFeedbackTimer: this job is the auto-feedback timer; cancelling "it" by key would be meaningless.
-        await transitionInTransaction(tx, {
+        await transitionInTransaction(store, {
           participantId,
           target: ConversationState.FEEDBACK,
           source: 'auto-feedback',
@@ -61,7 +63,7 @@ export function createAutoFeedbackHandler(dependencies: TimerDependencies): (job
           now,
           keepAutoFeedbackTimer: true,
         });
-        await writeData(tx, participantId, { [DataKey.autoFeedbackTimerID]: '' }, now);
+        await writeData(store, participantId, { [DataKey.autoFeedbackTimerID]: '' }, now);
         return [];
       },
     );

@@ -50,20 +50,22 @@ export function parseDailyPromptPending(raw: string | undefined): DailyPromptPen
 }
 
 /**
- * After a scheduled prompt: replaces any existing reminder with one due `dailyPromptReminderDelayMs` after
- * `sentAt`. A zero or negative delay disables reminders; an existing one is still cancelled, so a reminder can
- * never outlive the prompt it was for.
+ * After a scheduled prompt, through the timers' store in the prompt's unit of work: replaces any existing reminder
+ * with one due `dailyPromptReminderDelayMs` after `sentAt`. A zero or negative delay disables reminders; an existing
+ * one is still cancelled, so a reminder can never outlive the prompt it was for.
  */
 export async function scheduleDailyPromptReminder(
-  tx: StoreRepositories,
+  dependencies: Pick<TimerDependencies, 'store' | 'newId'> & {
+    config: Pick<TimerConfig, 'dailyPromptReminderDelayMs'>;
+  },
   request: { participantId: string; to: string; sentAt: Date; now: Date },
-  dependencies: { config: Pick<TimerConfig, 'dailyPromptReminderDelayMs'>; newId: TimerDependencies['newId'] },
 ): Promise<Job | undefined> {
+  const { store } = dependencies;
   const { participantId, now } = request;
-  await cancelTimerJob(tx, TimerJobKind.DAILY_PROMPT_REMINDER, participantId, now);
+  await cancelTimerJob(store, TimerJobKind.DAILY_PROMPT_REMINDER, participantId, now);
   const delay = dependencies.config.dailyPromptReminderDelayMs;
   if (delay <= 0) {
-    await writeData(tx, participantId, { [DataKey.dailyPromptPending]: '' }, now);
+    await writeData(store, participantId, { [DataKey.dailyPromptPending]: '' }, now);
     return undefined;
   }
   const dueAt = new Date(request.sentAt.getTime() + delay);
@@ -72,39 +74,39 @@ export async function scheduleDailyPromptReminder(
     to: request.to,
     reminder_due_at: dueAt.toISOString(),
   };
-  await writeData(tx, participantId, { [DataKey.dailyPromptPending]: JSON.stringify(pending) }, now);
+  await writeData(store, participantId, { [DataKey.dailyPromptPending]: JSON.stringify(pending) }, now);
   const payload: DailyPromptReminderPayload = { expected_sent_at: pending.sent_at };
-  return enqueueTimerJob(tx, {
+  return enqueueTimerJob(dependencies, {
     kind: TimerJobKind.DAILY_PROMPT_REMINDER,
     participantId,
     runAt: dueAt,
     payload,
     now,
-    newId: dependencies.newId,
   });
 }
 
 /**
- * A participant's message (in the transaction that records it): a reply after the pending prompt was sent cancels
- * the reminder, clears the pending state and records `dailyPromptRespondedAt`. Returns whether it did.
+ * A participant's message (through the timers' store, in the unit of work that records it): a reply after the
+ * pending prompt was sent cancels the reminder, clears the pending state and records `dailyPromptRespondedAt`.
+ * Returns whether it did.
  */
 export async function handleDailyPromptReply(
-  tx: StoreRepositories,
+  store: StoreRepositories,
   event: { participantId: string; at: Date },
 ): Promise<boolean> {
-  const data = await readData(tx, event.participantId);
+  const data = await readData(store, event.participantId);
   const pending = parseDailyPromptPending(data[DataKey.dailyPromptPending]);
   if (!pending) return false;
   // A message older than the prompt (a delayed delivery of an earlier message) is no answer to it.
   if (!(event.at.getTime() > Date.parse(pending.sent_at))) return false;
-  await cancelTimerJob(tx, TimerJobKind.DAILY_PROMPT_REMINDER, event.participantId, event.at);
+  await cancelTimerJob(store, TimerJobKind.DAILY_PROMPT_REMINDER, event.participantId, event.at);
   await writeData(
-    tx,
+    store,
     event.participantId,
     { [DataKey.dailyPromptPending]: '', [DataKey.dailyPromptRespondedAt]: event.at.toISOString() },
     event.at,
   );
-  await tx.events.record({
+  await store.events.record({
     participantId: event.participantId,
     type: 'reminder-cancelled',
     data: { kind: TimerJobKind.DAILY_PROMPT_REMINDER, prompt_sent_at: pending.sent_at },
@@ -122,31 +124,39 @@ function isExpectedPrompt(data: StateData, job: Job): boolean {
 
 /** The `daily_prompt_reminder` job handler. */
 export function createDailyPromptReminderHandler(dependencies: TimerDependencies): (job: Job) => Promise<void> {
+  const { store } = dependencies;
   const messages = dependencies.messages ?? createBuiltInMessageCatalogue();
   return (job) =>
     runTimerJob(
       dependencies,
       job,
       TIMER_ID_DATA_KEY[TimerJobKind.DAILY_PROMPT_REMINDER],
-      async (tx, { participant, data, now }) => {
+      async ({ participant, data, now }) => {
         const participantId = participant.id;
         // The prompt it was scheduled for was answered or superseded: stale, never fires.
         if (!isExpectedPrompt(data, job)) {
-          await writeData(tx, participantId, { [DataKey.dailyPromptReminderTimerID]: '' }, now);
+          await writeData(store, participantId, { [DataKey.dailyPromptReminderTimerID]: '' }, now);
           return [];
         }
         // Either way the reminder time has passed: the pending state has served its purpose.
         const cleared = { [DataKey.dailyPromptPending]: '', [DataKey.dailyPromptReminderTimerID]: '' };
         if (!shouldSendNudge(data)) {
-          await writeData(tx, participantId, cleared, now);
-          await recordTimerSkipped(tx, { job, now, participantId }, 'participant-idle');
+          await writeData(store, participantId, cleared, now);
+          await recordTimerSkipped(store, { job, now, participantId }, 'participant-idle');
           return [];
         }
-        await writeData(tx, participantId, { ...cleared, [DataKey.dailyPromptReminderSentAt]: now.toISOString() }, now);
-        await recordProactiveSent(tx, participantId, now, dependencies.config);
+        await writeData(
+          store,
+          participantId,
+          { ...cleared, [DataKey.dailyPromptReminderSentAt]: now.toISOString() },
+          now,
+        );
+        await recordProactiveSent(store, participantId, now, dependencies.config);
         const text = messages.t(participant.language, 'dailyPrompt.reminder');
         // The model must see the reminder to make sense of the reply it prompts.
-        await appendToHistory(tx, participantId, [{ role: 'assistant', content: text, timestamp: now.toISOString() }]);
+        await appendToHistory(store, participantId, [
+          { role: 'assistant', content: text, timestamp: now.toISOString() },
+        ]);
         const send: DeferredSend = {
           participantId,
           message: { type: 'text', text },

@@ -30,13 +30,12 @@ export function createDelayedTransitionScheduler(
         ...(request.reason ? { reason: request.reason } : {}),
         ...(request.sourceMessageId ? { source_message_id: request.sourceMessageId } : {}),
       };
-      const job = await enqueueTimerJob(dependencies.store, {
+      const job = await enqueueTimerJob(dependencies, {
         kind: TimerJobKind.STATE_TRANSITION,
         participantId: request.participantId,
         runAt,
         payload,
         now: request.now,
-        newId: dependencies.newId,
       });
       return { jobId: job.id, runAt };
     },
@@ -45,30 +44,26 @@ export function createDelayedTransitionScheduler(
 
 /** The `state_transition` job handler. */
 export function createStateTransitionHandler(dependencies: TimerDependencies): (job: Job) => Promise<void> {
+  const { store } = dependencies;
   return (job) =>
-    runTimerJob(
-      dependencies,
-      job,
-      TIMER_ID_DATA_KEY[TimerJobKind.STATE_TRANSITION],
-      async (tx, { participant, now }) => {
-        const payload = job.payload as Partial<StateTransitionPayload>;
-        await writeData(tx, participant.id, { [DataKey.stateTransitionTimerID]: '' }, now);
-        if (!isConversationState(payload.target_state)) {
-          dependencies.log.warn(
-            { job_id: job.id, target_state: payload.target_state },
-            'state transition without a valid target ignored',
-          );
-          return [];
-        }
-        await transitionInTransaction(tx, {
-          participantId: participant.id,
-          target: payload.target_state,
-          source: 'delayed-transition',
-          now,
-          ...(typeof payload.reason === 'string' ? { reason: payload.reason } : {}),
-          ...(typeof payload.source_message_id === 'string' ? { sourceMessageId: payload.source_message_id } : {}),
-        });
+    runTimerJob(dependencies, job, TIMER_ID_DATA_KEY[TimerJobKind.STATE_TRANSITION], async ({ participant, now }) => {
+      const payload = job.payload as Partial<StateTransitionPayload>;
+      await writeData(store, participant.id, { [DataKey.stateTransitionTimerID]: '' }, now);
+      if (!isConversationState(payload.target_state)) {
+        dependencies.log.warn(
+          { job_id: job.id, target_state: payload.target_state },
+          'state transition without a valid target ignored',
+        );
         return [];
-      },
-    );
+      }
+      await transitionInTransaction(store, {
+        participantId: participant.id,
+        target: payload.target_state,
+        source: 'delayed-transition',
+        now,
+        ...(typeof payload.reason === 'string' ? { reason: payload.reason } : {}),
+        ...(typeof payload.source_message_id === 'string' ? { sourceMessageId: payload.source_message_id } : {}),
+      });
+      return [];
+    });
 }

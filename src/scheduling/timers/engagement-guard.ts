@@ -42,29 +42,30 @@ export interface ProactiveSentOutcome {
 }
 
 /**
- * Counts one more unanswered proactive message, in the transaction that decides to send it. At
+ * Counts one more unanswered proactive message, through the timers' store in the unit of work that decides to send
+ * it. At
  * `idleAfterUnanswered` (0 disables the guard) the participant becomes idle and an event is recorded.
  */
 export async function recordProactiveSent(
-  tx: StoreRepositories,
+  store: StoreRepositories,
   participantId: string,
   now: Date,
   config: Pick<TimerConfig, 'idleAfterUnanswered'>,
 ): Promise<ProactiveSentOutcome> {
-  const data = await readData(tx, participantId);
+  const data = await readData(store, participantId);
   const count = unansweredProactiveCountOf(data) + 1;
   const before = engagementStateOf(data);
   const threshold = config.idleAfterUnanswered;
   const after = threshold > 0 && count >= threshold ? EngagementState.IDLE : before;
   await writeData(
-    tx,
+    store,
     participantId,
     { [DataKey.unansweredProactiveCount]: String(count), [DataKey.engagementState]: after },
     now,
   );
   const becameIdle = before !== EngagementState.IDLE && after === EngagementState.IDLE;
   if (becameIdle) {
-    await tx.events.record({
+    await store.events.record({
       participantId,
       type: 'engagement-changed',
       data: { from: before, to: after, unanswered_proactive_count: count },
@@ -75,27 +76,28 @@ export async function recordProactiveSent(
 }
 
 /**
- * A real participant message: resets the count and makes an idle participant active again (recorded as an event).
- * Writes nothing when there is nothing to reset, since it runs on every message.
+ * A real participant message: resets the count and makes an idle participant active again (recorded as an event),
+ * through the timers' store in the unit of work that records the message. Writes nothing when there is nothing to
+ * reset, since it runs on every message.
  */
 export async function recordParticipantReply(
-  tx: StoreRepositories,
+  store: StoreRepositories,
   participantId: string,
   now: Date,
   sourceMessageId?: string,
 ): Promise<void> {
-  const data = await readData(tx, participantId);
+  const data = await readData(store, participantId);
   const before = engagementStateOf(data);
   const count = unansweredProactiveCountOf(data);
   if (count === 0 && before === EngagementState.ACTIVE && data[DataKey.engagementState] !== undefined) return;
   await writeData(
-    tx,
+    store,
     participantId,
     { [DataKey.unansweredProactiveCount]: '0', [DataKey.engagementState]: EngagementState.ACTIVE },
     now,
   );
   if (before === EngagementState.IDLE) {
-    await tx.events.record({
+    await store.events.record({
       participantId,
       type: 'engagement-changed',
       data: { from: before, to: EngagementState.ACTIVE, unanswered_proactive_count_before: count },

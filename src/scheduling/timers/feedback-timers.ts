@@ -25,46 +25,45 @@ export const FEEDBACK_INITIAL_NUDGE =
 export const FEEDBACK_FOLLOWUP_NUDGE =
   'Checking in once more: did you get a chance to try it? Even a one-word answer helps.';
 
-type FeedbackTimerDependencies = {
+type FeedbackTimerDependencies = Pick<TimerDependencies, 'store' | 'newId'> & {
   config: Pick<TimerConfig, 'feedbackInitialTimeoutMs'>;
-  newId: TimerDependencies['newId'];
 };
 
 /**
- * `generate_habit_prompt` delivered a prompt in the conversation: a new feedback cycle starts. A follow-up still
- * pending from an earlier prompt is cancelled; it would ask about the wrong prompt. A zero or negative timeout
- * disables the nudges (the state still records that feedback is awaited).
+ * `generate_habit_prompt` delivered a prompt in the conversation: a new feedback cycle starts, written through the
+ * timers' store in the turn's unit of work. A follow-up still pending from an earlier prompt is cancelled; it would
+ * ask about the wrong prompt. A zero or negative timeout disables the nudges (the state still records that feedback
+ * is awaited).
  */
 export async function scheduleFeedbackCollection(
-  tx: StoreRepositories,
-  request: { participantId: string; at: Date },
   dependencies: FeedbackTimerDependencies,
+  request: { participantId: string; at: Date },
 ): Promise<Job | undefined> {
+  const { store } = dependencies;
   const { participantId, at } = request;
-  await cancelTimerJob(tx, TimerJobKind.FEEDBACK_FOLLOWUP, participantId, at);
-  await writeData(tx, participantId, { [DataKey.feedbackState]: FeedbackState.WAITING_INITIAL }, at);
+  await cancelTimerJob(store, TimerJobKind.FEEDBACK_FOLLOWUP, participantId, at);
+  await writeData(store, participantId, { [DataKey.feedbackState]: FeedbackState.WAITING_INITIAL }, at);
   const timeout = dependencies.config.feedbackInitialTimeoutMs;
   if (timeout <= 0) {
-    await cancelTimerJob(tx, TimerJobKind.FEEDBACK_TIMEOUT, participantId, at);
+    await cancelTimerJob(store, TimerJobKind.FEEDBACK_TIMEOUT, participantId, at);
     return undefined;
   }
-  return enqueueTimerJob(tx, {
+  return enqueueTimerJob(dependencies, {
     kind: TimerJobKind.FEEDBACK_TIMEOUT,
     participantId,
     runAt: new Date(at.getTime() + timeout),
     now: at,
-    newId: dependencies.newId,
   });
 }
 
 /**
  * `CancelPendingFeedback`: the participant gave feedback (a FEEDBACK turn ran), so neither nudge is needed.
- * Called by the engine after every FEEDBACK turn, in that turn's transaction.
+ * Called by the engine after every FEEDBACK turn with the timers' store, which joins that turn's unit of work.
  */
-export async function cancelPendingFeedback(tx: StoreRepositories, participantId: string, now: Date): Promise<void> {
-  await cancelTimerJob(tx, TimerJobKind.FEEDBACK_TIMEOUT, participantId, now);
-  await cancelTimerJob(tx, TimerJobKind.FEEDBACK_FOLLOWUP, participantId, now);
-  await writeData(tx, participantId, { [DataKey.feedbackState]: FeedbackState.COMPLETED }, now);
+export async function cancelPendingFeedback(store: StoreRepositories, participantId: string, now: Date): Promise<void> {
+  await cancelTimerJob(store, TimerJobKind.FEEDBACK_TIMEOUT, participantId, now);
+  await cancelTimerJob(store, TimerJobKind.FEEDBACK_FOLLOWUP, participantId, now);
+  await writeData(store, participantId, { [DataKey.feedbackState]: FeedbackState.COMPLETED }, now);
 }
 
 /**
@@ -72,48 +71,42 @@ export async function cancelPendingFeedback(tx: StoreRepositories, participantId
  * the proactive message, put it in the working history (the model must see what it asked) and send it.
  */
 async function decideNudge(
-  tx: StoreRepositories,
   context: TimerJobContext,
   kind: typeof TimerJobKind.FEEDBACK_TIMEOUT | typeof TimerJobKind.FEEDBACK_FOLLOWUP,
   textKey: MessageKey,
   dependencies: TimerDependencies,
 ): Promise<DeferredSend[]> {
+  const { store } = dependencies;
   const { participant, data, now, job } = context;
   const text = (dependencies.messages ?? createBuiltInMessageCatalogue()).t(participant.language, textKey);
   const participantId = participant.id;
-  await writeData(tx, participantId, { [TIMER_ID_DATA_KEY[kind]]: '' }, now);
+  await writeData(store, participantId, { [TIMER_ID_DATA_KEY[kind]]: '' }, now);
   if (data[DataKey.feedbackState] === FeedbackState.COMPLETED) return [];
   if (!shouldSendNudge(data)) {
-    await recordTimerSkipped(tx, { job, now, participantId }, 'participant-idle');
+    await recordTimerSkipped(store, { job, now, participantId }, 'participant-idle');
     return [];
   }
-  await recordProactiveSent(tx, participantId, now, dependencies.config);
-  await appendToHistory(tx, participantId, [{ role: 'assistant', content: text, timestamp: now.toISOString() }]);
+  await recordProactiveSent(store, participantId, now, dependencies.config);
+  await appendToHistory(store, participantId, [{ role: 'assistant', content: text, timestamp: now.toISOString() }]);
   return [{ participantId, message: { type: 'text', text }, options: { kind: 'proactive', module: 'FEEDBACK' } }];
 }
 
 /** The `feedback_timeout` job handler: the first nudge, then the follow-up is scheduled. */
 export function createFeedbackTimeoutHandler(dependencies: TimerDependencies): (job: Job) => Promise<void> {
+  const { store } = dependencies;
   return (job) =>
-    runTimerJob(dependencies, job, TIMER_ID_DATA_KEY[TimerJobKind.FEEDBACK_TIMEOUT], async (tx, context) => {
-      const sends = await decideNudge(
-        tx,
-        context,
-        TimerJobKind.FEEDBACK_TIMEOUT,
-        'feedback.initialNudge',
-        dependencies,
-      );
+    runTimerJob(dependencies, job, TIMER_ID_DATA_KEY[TimerJobKind.FEEDBACK_TIMEOUT], async (context) => {
+      const sends = await decideNudge(context, TimerJobKind.FEEDBACK_TIMEOUT, 'feedback.initialNudge', dependencies);
       if (sends.length === 0) return sends;
       const { participant, now } = context;
-      await writeData(tx, participant.id, { [DataKey.feedbackState]: FeedbackState.FOLLOWUP_SENT }, now);
+      await writeData(store, participant.id, { [DataKey.feedbackState]: FeedbackState.FOLLOWUP_SENT }, now);
       const delay = dependencies.config.feedbackFollowupDelayMs;
       if (delay > 0) {
-        await enqueueTimerJob(tx, {
+        await enqueueTimerJob(dependencies, {
           kind: TimerJobKind.FEEDBACK_FOLLOWUP,
           participantId: participant.id,
           runAt: new Date(now.getTime() + delay),
           now,
-          newId: dependencies.newId,
         });
       }
       return sends;
@@ -123,7 +116,7 @@ export function createFeedbackTimeoutHandler(dependencies: TimerDependencies): (
 /** The `feedback_followup` job handler: the second and last nudge. */
 export function createFeedbackFollowupHandler(dependencies: TimerDependencies): (job: Job) => Promise<void> {
   return (job) =>
-    runTimerJob(dependencies, job, TIMER_ID_DATA_KEY[TimerJobKind.FEEDBACK_FOLLOWUP], (tx, context) =>
-      decideNudge(tx, context, TimerJobKind.FEEDBACK_FOLLOWUP, 'feedback.followupNudge', dependencies),
+    runTimerJob(dependencies, job, TIMER_ID_DATA_KEY[TimerJobKind.FEEDBACK_FOLLOWUP], (context) =>
+      decideNudge(context, TimerJobKind.FEEDBACK_FOLLOWUP, 'feedback.followupNudge', dependencies),
     );
 }

@@ -8,7 +8,8 @@
  *   createTransitionStateTool({ …, delayedTransitions: timers.delayedTransitions });
  *   createGenerateHabitPromptTool({ …, hooks: timers.turnHooks });
  *   createDailyPromptHandler({ …, afterPromptSent: timers.afterPromptSent, deliveryGuard: timers.deliveryGuard });
- *   pause / complete / withdraw / delete: `cancelAllParticipantJobs(tx, id, now)` in the status-changing transaction.
+ *   pause / complete / withdraw / delete: `timers.cancelAllParticipantJobs(id, now)` in the status change's unit of
+ *   work.
  */
 import type { StateData } from '../../domain/data-keys.ts';
 import { readData } from '../../domain/participant-data.ts';
@@ -73,7 +74,7 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
   /** Recomputes the runner's wake-up once the job just enqueued is committed (before, it could not see it). */
   const notifyOnCommit = (): void => store.afterCommit(() => runner.notify());
   const featuresOf = async (participantId: string): Promise<TimerFeatures> =>
-    options.features ? options.features(store, participantId) : ALL_TIMER_FEATURES;
+    options.features ? options.features(participantId) : ALL_TIMER_FEATURES;
   return {
     turnHooks: {
       async onParticipantMessage(event) {
@@ -82,7 +83,7 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
       },
       async onImmediatePrompt(event) {
         if (!(await featuresOf(event.participantId)).feedbackFollowups) return;
-        await scheduleFeedbackCollection(store, event, { config, newId });
+        await scheduleFeedbackCollection(dependencies, event);
         notifyOnCommit();
       },
       onFeedbackTurn: (event) => cancelPendingFeedback(store, event.participantId, event.at),
@@ -100,14 +101,15 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
       await recordProactiveSent(store, participant.id, now, config);
       const features = await featuresOf(participant.id);
       if (features.reminders) {
-        await scheduleDailyPromptReminder(
-          store,
-          { participantId: participant.id, to: participant.phoneNumber, sentAt, now },
-          { config, newId },
-        );
+        await scheduleDailyPromptReminder(dependencies, {
+          participantId: participant.id,
+          to: participant.phoneNumber,
+          sentAt,
+          now,
+        });
       }
       if (config.autoFeedbackAfterPromptEnabled && features.autoFeedback) {
-        await scheduleAutoFeedbackEnforcement(store, { participantId: participant.id, sentAt, now }, { newId });
+        await scheduleAutoFeedbackEnforcement(dependencies, { participantId: participant.id, sentAt, now });
       }
       if (!features.intensityPoll) return [];
       const poll = await checkIntensityPoll(store, {
@@ -118,15 +120,14 @@ export function registerTimers(options: TimerDependencies & { runner: JobRunner 
       });
       return poll ? [poll] : [];
     },
-    async deliveryGuard(repositories, { participant }) {
+    async deliveryGuard({ participant }) {
       // Under staff review (a risk flag, safety/): no prompt until a person resolves it; the next day is armed.
-      if (await repositories.alerts.underReview(participant.id))
-        return { deliver: false, reason: 'under-staff-review' };
+      if (await store.alerts.underReview(participant.id)) return { deliver: false, reason: 'under-staff-review' };
       // Taken over by staff who chose to pause the timers: the coach's prompt would talk over them.
-      if ((await repositories.takeovers.get(participant.id))?.timers === 'pause') {
+      if ((await store.takeovers.get(participant.id))?.timers === 'pause') {
         return { deliver: false, reason: 'taken-over' };
       }
-      const data = await readData(repositories, participant.id);
+      const data = await readData(store, participant.id);
       return shouldSendDailyPrompt(data, config) ? { deliver: true } : { deliver: false, reason: 'participant-idle' };
     },
     shouldSendDailyPrompt: (data) => shouldSendDailyPrompt(data, config),

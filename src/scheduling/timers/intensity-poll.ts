@@ -29,21 +29,21 @@ export function participantTimeZone(
 }
 
 /**
- * Decides the intensity poll in the prompt's transaction: when none was sent on the prompt's local date, records
- * the date and returns the poll for the daily-prompt handler to send after the commit, after the Done poll (no send
- * may happen inside a transaction, see deferred-sends.ts). Recording first means a re-run never polls twice in one
- * day. Returns undefined when that day's poll was already sent.
+ * Decides the intensity poll in the prompt's unit of work, through the timers' store: when none was sent on the
+ * prompt's local date, records the date and returns the poll for the daily-prompt handler to send after the commit,
+ * after the Done poll (no send may happen inside a transaction, see deferred-sends.ts). Recording first means a re-run
+ * never polls twice in one day. Returns undefined when that day's poll was already sent.
  */
 export async function checkIntensityPoll(
-  tx: StoreRepositories,
+  store: StoreRepositories,
   request: { participant: Participant; promptSentAt: Date; now: Date; messages?: MessageCatalogue },
 ): Promise<DeferredSend | undefined> {
   const { participant, now } = request;
-  const data = await readData(tx, participant.id);
+  const data = await readData(store, participant.id);
   const day = localDateOf(request.promptSentAt, participantTimeZone(participant, data[DataKey.scheduleRegistry]));
   if (data[DataKey.lastIntensityPromptDate] === day) return undefined;
-  const profile = await readProfile(tx, participant.id, now);
-  await writeData(tx, participant.id, { [DataKey.lastIntensityPromptDate]: day }, now);
+  const profile = await readProfile(store, participant.id, now);
+  await writeData(store, participant.id, { [DataKey.lastIntensityPromptDate]: day }, now);
   return {
     participantId: participant.id,
     message: {

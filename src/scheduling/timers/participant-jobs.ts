@@ -9,20 +9,21 @@ import { TIMER_ID_DATA_KEY } from './timer-jobs.ts';
 
 /**
  * Cancels every pending job of the participant and clears the timer ids and the pending daily prompt that named
- * them, in the caller's transaction (the one that changes the status, or before the delete). Returns how many
+ * them, through the store it is given, in the caller's unit of work (the one that changes the status, or before the
+ * delete). Returns how many
  * jobs were cancelled. A participant without a flow state (already deleted: it cascades) only has jobs cancelled,
  * since writing data would create a flow state again.
  */
 export async function cancelAllParticipantJobs(
-  tx: StoreRepositories,
+  store: StoreRepositories,
   participantId: string,
   now: Date,
 ): Promise<number> {
-  const cancelled = await tx.jobs.cancelForParticipant(participantId, now);
-  if (await tx.flowStates.get(participantId)) {
+  const cancelled = await store.jobs.cancelForParticipant(participantId, now);
+  if (await store.flowStates.get(participantId)) {
     const cleared: StateData = { [DataKey.dailyPromptPending]: '' };
     for (const key of Object.values(TIMER_ID_DATA_KEY)) cleared[key] = '';
-    await writeData(tx, participantId, cleared, now);
+    await writeData(store, participantId, cleared, now);
   }
   return cancelled;
 }

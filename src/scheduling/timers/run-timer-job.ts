@@ -1,6 +1,7 @@
 /**
  * The common shape of every timer handler: re-check the preconditions that hold for all timers, let the timer
- * decide and write in one transaction, then send what it decided (see `deferred-sends.ts` for why after).
+ * decide and write in one unit of work, then send what it decided (see `deferred-sends.ts` for why after). A decision
+ * writes through the timers' store (`TimerDependencies.store`), which joins that unit of work.
  */
 import type { DataKey, StateData } from '../../domain/data-keys.ts';
 import { type Participant, ParticipantStatus } from '../../domain/participant.ts';
@@ -17,16 +18,22 @@ export interface TimerJobContext {
   now: Date;
 }
 
-/** Writes the timer's effects in `tx` and returns the messages to send once they are committed. */
-export type TimerDecision = (tx: StoreRepositories, context: TimerJobContext) => Promise<DeferredSend[]>;
+/**
+ * Writes the timer's effects through the timers' store, in the unit of work `runTimerJob` opened, and returns the
+ * messages to send once they are committed.
+ */
+export type TimerDecision = (context: TimerJobContext) => Promise<DeferredSend[]>;
 
-/** Records why a due timer did nothing visible (participant paused, idle…), for the audit trail. */
+/**
+ * Records why a due timer did nothing visible (participant paused, idle…), for the audit trail, through the timers'
+ * store (in the timer's unit of work).
+ */
 export async function recordTimerSkipped(
-  tx: StoreRepositories,
+  store: Pick<StoreRepositories, 'events'>,
   context: Pick<TimerJobContext, 'job' | 'now'> & { participantId: string },
   reason: string,
 ): Promise<void> {
-  await tx.events.record({
+  await store.events.record({
     participantId: context.participantId,
     type: 'timer-skipped',
     data: { kind: context.job.kind, job_id: context.job.id, reason },
@@ -73,7 +80,7 @@ export async function runTimerJob(
       await recordTimerSkipped(store, { job, now, participantId }, `participant-${participant.status}`);
       return [];
     }
-    return decide(store, { job, participant, data, now });
+    return decide({ job, participant, data, now });
   });
   await sendDeferred(messenger, sends);
 }

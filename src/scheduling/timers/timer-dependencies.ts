@@ -7,7 +7,7 @@ import type { NewId } from '../../domain/ids.ts';
 import type { Log } from '../../domain/log.ts';
 import type { Messenger } from '../../engine/messenger.ts';
 import type { MessageCatalogue } from '../../i18n/message-catalogue.ts';
-import type { Store, StoreRepositories } from '../../store/store.ts';
+import type { Store } from '../../store/store.ts';
 
 /** The settings the timers read; a subset of `Config['scheduling']`, so tests can pass a literal. */
 export type TimerConfig = Pick<
@@ -45,8 +45,11 @@ export const ALL_TIMER_FEATURES: TimerFeatures = {
   feedbackFollowups: true,
 };
 
-/** Read in the transaction that would arm the timers, so an arm override applies from the next prompt on. */
-export type TimerFeatureSource = (repositories: StoreRepositories, participantId: string) => Promise<TimerFeatures>;
+/**
+ * Read through the source's own store in the unit of work that would arm the timers, so an arm override applies from
+ * the next prompt on.
+ */
+export type TimerFeatureSource = (participantId: string) => Promise<TimerFeatures>;
 
 export interface TimerDependencies {
   store: Store;

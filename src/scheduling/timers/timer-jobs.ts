@@ -9,9 +9,9 @@
  *   a handler can tell whether it is still the current timer and an operator can see what is pending.
  */
 import { DataKey } from '../../domain/data-keys.ts';
-import type { NewId } from '../../domain/ids.ts';
 import { writeData } from '../../domain/participant-data.ts';
 import type { Job, StoreRepositories } from '../../store/store.ts';
+import type { TimerDependencies } from './timer-dependencies.ts';
 
 export const TimerJobKind = {
   DAILY_PROMPT_REMINDER: 'daily_prompt_reminder',
@@ -42,17 +42,20 @@ export interface TimerJobRequest {
   runAt: Date;
   payload?: Record<string, unknown>;
   now: Date;
-  newId: NewId;
 }
 
 /**
- * Enqueues (or replaces) a participant's timer of this kind and records its id under the timer's data key, in the
- * caller's transaction: the job and the id that names it commit together.
+ * Enqueues (or replaces) a participant's timer of this kind and records its id under the timer's data key, through
+ * the timers' store: inside the caller's unit of work, the job and the id that names it commit together.
  */
-export async function enqueueTimerJob(tx: StoreRepositories, request: TimerJobRequest): Promise<Job> {
-  const job = await tx.jobs.enqueue(
+export async function enqueueTimerJob(
+  dependencies: Pick<TimerDependencies, 'store' | 'newId'>,
+  request: TimerJobRequest,
+): Promise<Job> {
+  const { store, newId } = dependencies;
+  const job = await store.jobs.enqueue(
     {
-      id: request.newId('job'),
+      id: newId('job'),
       kind: request.kind,
       participantId: request.participantId,
       runAt: request.runAt,
@@ -61,18 +64,21 @@ export async function enqueueTimerJob(tx: StoreRepositories, request: TimerJobRe
     },
     request.now,
   );
-  await writeData(tx, request.participantId, { [TIMER_ID_DATA_KEY[request.kind]]: job.id }, request.now);
+  await writeData(store, request.participantId, { [TIMER_ID_DATA_KEY[request.kind]]: job.id }, request.now);
   return job;
 }
 
-/** Cancels a participant's pending timer of this kind and clears its id. Returns whether a job was cancelled. */
+/**
+ * Cancels a participant's pending timer of this kind and clears its id, through the store it is given (the timers'
+ * own, so it joins the caller's unit of work). Returns whether a job was cancelled.
+ */
 export async function cancelTimerJob(
-  tx: StoreRepositories,
+  store: StoreRepositories,
   kind: TimerJobKind,
   participantId: string,
   now: Date,
 ): Promise<boolean> {
-  const cancelled = await tx.jobs.cancelByKey(timerJobKey(kind, participantId), now);
-  await writeData(tx, participantId, { [TIMER_ID_DATA_KEY[kind]]: '' }, now);
+  const cancelled = await store.jobs.cancelByKey(timerJobKey(kind, participantId), now);
+  await writeData(store, participantId, { [TIMER_ID_DATA_KEY[kind]]: '' }, now);
   return cancelled > 0;
 }

@@ -141,7 +141,7 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
         const sentAt = clock.now();
         const participant = await store.participants.get(participantId);
         if (!participant) throw new Error(`unknown participant ${participantId}`);
-        const decision = await timers.deliveryGuard(store, { participant, now: sentAt });
+        const decision = await timers.deliveryGuard({ participant, now: sentAt });
         if (!decision.deliver) return sentAt;
         await messenger.send(participantId, { type: 'text', text: prompt }, { kind: 'proactive', module: 'scheduler' });
         await messenger.send(
@@ -160,21 +160,21 @@ export async function createTimerHarness(config: Partial<TimerConfig> = {}): Pro
     async scheduleDaily(participantId, fixedTime, timezone = 'America/Toronto') {
       const now = clock.now();
       await store.transaction((tx) =>
-        armSchedule(tx, {
-          participantId,
-          schedule: {
-            id: newId('sched'),
-            type: 'fixed',
-            fixed_time: fixedTime,
-            timezone,
-            created_at: now.toISOString(),
-            timer_id: '',
+        armSchedule(
+          { store: tx, newId, random: () => 0, prepTimeMinutes: 10 },
+          {
+            participantId,
+            schedule: {
+              id: newId('sched'),
+              type: 'fixed',
+              fixed_time: fixedTime,
+              timezone,
+              created_at: now.toISOString(),
+              timer_id: '',
+            },
+            now,
           },
-          now,
-          newId,
-          random: () => 0,
-          prepTimeMinutes: 10,
-        }),
+        ),
       );
     },
     reply(participantId, text, at = clock.now()) {
