@@ -81,7 +81,7 @@ export function createConversationFlow(dependencies: ConversationFlowDependencie
       const now = clock.now();
       const { history, module } = await store.transaction(async () => ({
         history: await readHistory(store, participantId),
-        module: await participantMessages.route(store, participantId, now),
+        module: await participantMessages.route(participantId, now),
       }));
       return runTurn({ participant, userText: hint, synthetic: true, sourceMessageId }, module, history);
     });

@@ -11,7 +11,7 @@ import type { ConversationMessage } from '../domain/history.ts';
 import type { Log } from '../domain/log.ts';
 import { readData, readProfile, writeData, writeProfile } from '../domain/participant-data.ts';
 import type { MessageCatalogue } from '../i18n/message-catalogue.ts';
-import type { Store, StoreRepositories } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 import type { IncomingMessage } from './conversation-flow.ts';
 import { appendToHistory, readHistory } from './conversation-history.ts';
 import { applyPollAnswer } from './poll-effects.ts';
@@ -24,8 +24,11 @@ export interface TurnStart {
 }
 
 export interface ParticipantMessages {
-  /** Step 2: the sub-state, persisting INTAKE when it is empty or unknown. */
-  route(repositories: StoreRepositories, participantId: string, now: Date): Promise<ConversationState>;
+  /**
+   * Step 2: the sub-state, persisting INTAKE when it is empty or unknown. Reads and writes through the store the
+   * messages were made with, so it joins the caller's unit of work.
+   */
+  route(participantId: string, now: Date): Promise<ConversationState>;
   /** Step 1 for a real message. */
   record(message: IncomingMessage, userText: string): Promise<TurnStart>;
   /** Step 1 for a message an interrupted turn already recorded; undefined when it was not. */
@@ -42,12 +45,12 @@ export function createParticipantMessages(dependencies: {
   const { store, clock, log, messages } = dependencies;
 
   /** Step 2: the sub-state, persisting INTAKE when it is empty or unknown. */
-  async function route(repositories: StoreRepositories, participantId: string, now: Date): Promise<ConversationState> {
-    const data = await readData(repositories, participantId);
+  async function route(participantId: string, now: Date): Promise<ConversationState> {
+    const data = await readData(store, participantId);
     const stored = data[DataKey.conversationState];
     if (isConversationState(stored)) return stored;
-    await writeData(repositories, participantId, { [DataKey.conversationState]: ConversationState.INTAKE }, now);
-    await repositories.events.record({
+    await writeData(store, participantId, { [DataKey.conversationState]: ConversationState.INTAKE }, now);
+    await store.events.record({
       participantId,
       type: 'state-changed',
       data: { from: stored ?? '', to: ConversationState.INTAKE, source: 'routing-default' },
@@ -94,7 +97,7 @@ export function createParticipantMessages(dependencies: {
       await appendToHistory(store, message.participantId, [
         { role: 'user', content: userText, timestamp: message.receivedAt.toISOString() },
       ]);
-      const module = await route(store, message.participantId, now);
+      const module = await route(message.participantId, now);
       return { history, module };
     });
   }
@@ -121,7 +124,7 @@ export function createParticipantMessages(dependencies: {
       const history = await readHistory(store, message.participantId);
       const last = history.at(-1);
       const before = last?.role === 'user' && last.content === userText ? history.slice(0, -1) : history;
-      return { history: before, module: await route(store, message.participantId, now) };
+      return { history: before, module: await route(message.participantId, now) };
     });
   }
 

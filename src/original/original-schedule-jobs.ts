@@ -46,12 +46,22 @@ export async function findScheduleJob(repositories: StoreRepositories, scheduleI
   return jobs.find((job) => job.payload['schedule_id'] === scheduleId);
 }
 
-function enqueueOccurrence(tx: StoreRepositories, payload: OriginalSchedulePayload, options: EnqueueOptions) {
+/** What creates a schedule or its next occurrence: the store they write through (joining the caller's unit of work). */
+export interface ScheduleWriter {
+  store: Store;
+  newId: NewId;
+}
+
+function enqueueOccurrence(
+  writer: ScheduleWriter,
+  payload: OriginalSchedulePayload,
+  options: { participantId: string; after: Date; now: Date },
+) {
   const runAt = nextRunAfter(payload.schedule, options.after);
   if (!runAt) return undefined;
-  return tx.jobs.enqueue(
+  return writer.store.jobs.enqueue(
     {
-      id: options.newId('job'),
+      id: writer.newId('job'),
       kind: ORIGINAL_SCHEDULE_JOB,
       participantId: options.participantId,
       runAt,
@@ -62,36 +72,32 @@ function enqueueOccurrence(tx: StoreRepositories, payload: OriginalSchedulePaylo
   );
 }
 
-interface EnqueueOptions {
-  participantId: string;
-  after: Date;
-  now: Date;
-  newId: NewId;
-}
-
 /**
- * Creates a schedule: its first occurrence's job and a `schedule-created` event, in `tx`. Undefined when the
- * schedule never matches (31 February); the caller checks that first.
+ * Creates a schedule: its first occurrence's job and a `schedule-created` event, in one unit of work (the caller's
+ * when one is open). Undefined when the schedule never matches (31 February); the caller checks that first.
  */
-export async function createSchedule(
-  tx: StoreRepositories,
-  request: { participantId: string; schedule: OriginalSchedule; prompt: PromptContent; now: Date; newId: NewId },
+export function createSchedule(
+  writer: ScheduleWriter,
+  request: { participantId: string; schedule: OriginalSchedule; prompt: PromptContent; now: Date },
 ): Promise<{ scheduleId: string; job: Job } | undefined> {
-  const payload: OriginalSchedulePayload = {
-    schedule_id: request.newId('sched'),
-    schedule: request.schedule,
-    prompt: request.prompt,
-    created_at: request.now.toISOString(),
-  };
-  const job = await enqueueOccurrence(tx, payload, { ...request, after: request.now });
-  if (!job) return undefined;
-  await tx.events.record({
-    participantId: request.participantId,
-    type: 'schedule-created',
-    data: { schedule_id: payload.schedule_id, prompt_type: request.prompt.type, next_run: job.runAt.toISOString() },
-    createdAt: request.now,
+  const { store, newId } = writer;
+  return store.transaction(async () => {
+    const payload: OriginalSchedulePayload = {
+      schedule_id: newId('sched'),
+      schedule: request.schedule,
+      prompt: request.prompt,
+      created_at: request.now.toISOString(),
+    };
+    const job = await enqueueOccurrence(writer, payload, { ...request, after: request.now });
+    if (!job) return undefined;
+    await store.events.record({
+      participantId: request.participantId,
+      type: 'schedule-created',
+      data: { schedule_id: payload.schedule_id, prompt_type: request.prompt.type, next_run: job.runAt.toISOString() },
+      createdAt: request.now,
+    });
+    return { scheduleId: payload.schedule_id, job };
   });
-  return { scheduleId: payload.schedule_id, job };
 }
 
 export interface ScheduleHandlerOptions {
@@ -106,7 +112,7 @@ export interface ScheduleHandlerOptions {
 
 /** The `original_schedule` handler; runs under the participant's lock. */
 export function createScheduleHandler(options: ScheduleHandlerOptions): JobHandler {
-  const { store, sender, clock, newId, log } = options;
+  const { store, sender, clock, log } = options;
   return async (job) => {
     const payload = parseSchedulePayload(job.payload);
     const participantId = job.participantId;
@@ -134,10 +140,10 @@ export function createScheduleHandler(options: ScheduleHandlerOptions): JobHandl
       }
     }
     const now = clock.now();
-    const next = await store.transaction(async (tx) => {
+    const next = await store.transaction(async () => {
       const sent = made ? await sender.sendLocked(participantId, made, SCHEDULE_MODULE) : undefined;
-      const nextJob = await enqueueOccurrence(tx, payload, { participantId, after: now, now, newId });
-      await tx.events.record({
+      const nextJob = await enqueueOccurrence(options, payload, { participantId, after: now, now });
+      await store.events.record({
         participantId,
         type: sent ? 'scheduled-prompt-sent' : 'scheduled-prompt-skipped',
         data: {

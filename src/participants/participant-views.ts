@@ -9,7 +9,11 @@ import { conversationStateOf, writeData } from '../domain/participant-data.ts';
 import { parseProfile } from '../domain/profile.ts';
 import { appendToHistory, withHistory } from '../engine/conversation-history.ts';
 import type { SentMessage } from '../engine/messenger.ts';
-import { stateTransitionJobKey, type TransitionOutcome, transitionInTransaction } from '../engine/state-transition.ts';
+import {
+  stateTransitionJobKey,
+  type TransitionOutcome,
+  transitionConversationState,
+} from '../engine/state-transition.ts';
 import { parseScheduleRegistry } from '../scheduling/schedule-registry.ts';
 import type { ParticipantRules } from './participant-rules.ts';
 import type { HistoryEntry, ParticipantServiceOptions, ParticipantStateView } from './participant-service-types.ts';
@@ -60,11 +64,11 @@ export function createParticipantViews(options: ParticipantServiceOptions, rules
     return lock.run(participantId, async () => {
       await requireParticipant(participantId);
       const now = clock.now();
-      return store.transaction(async (tx) => {
+      return store.transaction(async () => {
         // A delayed transition still pending would silently undo the override when it fires.
-        const cancelledDelayed = (await tx.jobs.cancelByKey(stateTransitionJobKey(participantId), now)) > 0;
-        if (cancelledDelayed) await writeData(tx, participantId, { [DataKey.stateTransitionTimerID]: '' }, now);
-        return transitionInTransaction(tx, {
+        const cancelledDelayed = (await store.jobs.cancelByKey(stateTransitionJobKey(participantId), now)) > 0;
+        if (cancelledDelayed) await writeData(store, participantId, { [DataKey.stateTransitionTimerID]: '' }, now);
+        return transitionConversationState(store, {
           participantId,
           target: request.target,
           source: 'admin',

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Clock } from '../domain/clock.ts';
 import { ConversationState } from '../domain/conversation-state.ts';
 import type { DelayedTransitionScheduler } from '../engine/delayed-transitions.ts';
-import { transitionInTransaction } from '../engine/state-transition.ts';
+import { transitionConversationState } from '../engine/state-transition.ts';
 import { defineTool, errorResult, type ToolResult } from '../engine/tool.ts';
 import type { Store } from '../store/store.ts';
 
@@ -63,16 +63,14 @@ export function createTransitionStateTool(dependencies: {
           scheduled_for: scheduled.runAt.toISOString(),
         };
       }
-      const outcome = await store.transaction((tx) =>
-        transitionInTransaction(tx, {
-          participantId: context.participantId,
-          target: args.target_state,
-          source: 'tool',
-          now,
-          ...(args.reason ? { reason: args.reason } : {}),
-          ...(context.sourceMessageId ? { sourceMessageId: context.sourceMessageId } : {}),
-        }),
-      );
+      const outcome = await transitionConversationState(store, {
+        participantId: context.participantId,
+        target: args.target_state,
+        source: 'tool',
+        now,
+        ...(args.reason ? { reason: args.reason } : {}),
+        ...(context.sourceMessageId ? { sourceMessageId: context.sourceMessageId } : {}),
+      });
       return {
         status: outcome.changed ? 'success' : 'noop',
         message: outcome.changed

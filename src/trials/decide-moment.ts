@@ -14,7 +14,7 @@ import { readData } from '../domain/participant-data.ts';
 import type { Messenger } from '../engine/messenger.ts';
 import { localDateOf } from '../scheduling/schedule-time.ts';
 import type { Decision } from '../store/decisions.ts';
-import type { Store, StoreRepositories } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 import { drawOption, inQuietHours, type Moment, probabilitiesFor } from './decision-moments.ts';
 import { randomisationPauseOf } from './randomisation-pause.ts';
 import type { DecisionPoint } from './study-design.ts';
@@ -39,24 +39,23 @@ export interface DecideDependencies {
 
 /** Why the participant is not available at this moment, or null. */
 async function unavailableReason(
-  tx: StoreRepositories,
   dependencies: DecideDependencies,
   request: { point: DecisionPoint; participant: Participant; moment: Moment; dueAt?: Date },
 ): Promise<string | null> {
-  const { study, clock, missedPromptGraceMs } = dependencies;
+  const { store, study, clock, missedPromptGraceMs } = dependencies;
   const { point, participant, moment } = request;
   // First: decided late, the participant's state now says nothing about their state at the moment.
   const dueAt = request.dueAt ?? moment.intendedAt;
   if (clock.now().getTime() - dueAt.getTime() > missedPromptGraceMs) return 'missed_moment';
   // A staff pause holds every draw, whatever the participant's state: the reason says why nothing was drawn.
-  if ((await randomisationPauseOf(tx, study.design.study.id)).paused) return 'randomisation_paused';
+  if ((await randomisationPauseOf(store, study.design.study.id)).paused) return 'randomisation_paused';
   if (participant.status === ParticipantStatus.PAUSED) return 'paused';
   if (participant.status !== ParticipantStatus.ACTIVE) return 'withdrawn';
   const rules = new Set(point.unavailable_when);
   if (rules.has('quiet_hours') && point.quiet_hours && inQuietHours(moment.minuteOfDay, point.quiet_hours)) {
     return 'quiet_hours';
   }
-  const data = await readData(tx, participant.id);
+  const data = await readData(store, participant.id);
   if (rules.has('idle') && data[DataKey.engagementState] === 'idle') return 'idle';
   const responded = data[DataKey.dailyPromptRespondedAt];
   if (
@@ -75,7 +74,8 @@ export function decisionId(study: StudyInForce, participantId: string, pointId: 
 
 /**
  * Decides the moment unless it is decided already; `also` runs in the same transaction either way (in its own when
- * the moment was decided before). True when this call decided it.
+ * the moment was decided before): it writes through the store it closes over, which joins that unit of work. True
+ * when this call decided it.
  */
 export async function decideMoment(
   dependencies: DecideDependencies,
@@ -85,19 +85,19 @@ export async function decideMoment(
     moment: Moment;
     /** When the moment's job was due, lateness measured from it; the moment's intended time by default. */
     dueAt?: Date;
-    also?: (tx: StoreRepositories) => Promise<unknown>;
+    also?: () => Promise<unknown>;
   },
 ): Promise<boolean> {
   const { store, clock, messenger, newId, study } = dependencies;
   const { point, participant, moment } = request;
   const id = decisionId(study, participant.id, point.id, moment);
   try {
-    await store.transaction(async (tx) => {
-      if (await tx.decisions.get(id)) throw new AlreadyDecided();
+    await store.transaction(async () => {
+      if (await store.decisions.get(id)) throw new AlreadyDecided();
       const now = clock.now();
-      const armId = (await tx.allocations.get(participant.id))?.armId ?? '';
+      const armId = (await store.allocations.get(participant.id))?.armId ?? '';
       const probabilities = probabilitiesFor(point, armId);
-      const reason = await unavailableReason(tx, dependencies, request);
+      const reason = await unavailableReason(dependencies, request);
       const drawn =
         reason === null ? drawOption(study.design, point, participant.id, moment, probabilities) : undefined;
       const texts = drawn ? point.messages[drawn.option] : undefined;
@@ -127,9 +127,9 @@ export async function decideMoment(
         outcome: null,
         outcomeAt: null,
       };
-      if (!(await tx.decisions.decide(decision))) throw new AlreadyDecided();
+      if (!(await store.decisions.decide(decision))) throw new AlreadyDecided();
       if (point.proximal_outcome && reason === null) {
-        await tx.jobs.enqueue(
+        await store.jobs.enqueue(
           {
             id: newId('job'),
             kind: DECISION_OUTCOME_JOB,
@@ -140,7 +140,7 @@ export async function decideMoment(
           now,
         );
       }
-      await request.also?.(tx);
+      await request.also?.();
     });
     return true;
   } catch (error) {

@@ -84,7 +84,7 @@ export function createDecisionPointHandler(options: DecideDependencies & { onJob
       point,
       participant,
       moment,
-      also: (tx) => armDecisionPoints(tx, study, { participant, now: moment.intendedAt, newId, points: [point] }),
+      also: () => armDecisionPoints(store, study, { participant, now: moment.intendedAt, newId, points: [point] }),
     });
     options.onJobEnqueued?.();
   };

@@ -25,7 +25,10 @@ export class TelegramNotLinkedError extends DeliveryDeferredError {
   }
 }
 
-/** Makes the participant's held deliveries due now; returns how many. */
-export function wakeLinkedDeliveries(tx: Pick<Store, 'jobs'>, participantId: string, now: Date): Promise<number> {
-  return tx.jobs.wakeHeld(telegramLinkWakeKey(participantId), now);
+/**
+ * Makes the participant's held deliveries due now, through the store it is given (the channel's own, so it joins the
+ * binding's unit of work); returns how many.
+ */
+export function wakeLinkedDeliveries(store: Pick<Store, 'jobs'>, participantId: string, now: Date): Promise<number> {
+  return store.jobs.wakeHeld(telegramLinkWakeKey(participantId), now);
 }

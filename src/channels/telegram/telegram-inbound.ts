@@ -69,10 +69,10 @@ export function createTelegramUpdateHandler(options: TelegramInboundOptions): (u
 
   async function bind(event: Extract<TelegramEvent, { kind: 'message' }>, code: string): Promise<void> {
     const now = clock.now();
-    const bound = await store.transaction(async (tx) => {
-      const participantId = await links.bind(code, event.chatId, tx);
+    const bound = await store.transaction(async () => {
+      const participantId = await links.bind(code, event.chatId);
       if (!participantId) return undefined;
-      return { participantId, released: await wakeLinkedDeliveries(tx, participantId, now) };
+      return { participantId, released: await wakeLinkedDeliveries(store, participantId, now) };
     });
     if (!bound) {
       log.info({ channel: TELEGRAM_CHANNEL }, 'telegram: /start with an unknown, used or expired code');

@@ -16,10 +16,10 @@ export interface TelegramLinks {
   /** A new one-time link for the participant. */
   linkFor(participantId: string): Promise<string>;
   /**
-   * Uses the code up and binds the chat to its participant, in one transaction (`tx` to join one). The participant's
-   * id; undefined when the code is unknown, used or expired (nothing changes).
+   * Uses the code up and binds the chat to its participant, in one unit of work (the caller's when one is open). The
+   * participant's id; undefined when the code is unknown, used or expired (nothing changes).
    */
-  bind(code: string, chatId: string, tx?: Store): Promise<string | undefined>;
+  bind(code: string, chatId: string): Promise<string | undefined>;
 }
 
 export function hashStartCode(code: string): string {
@@ -50,16 +50,15 @@ export function createTelegramLinks(options: {
       );
       return `https://t.me/${encodeURIComponent(options.botUsername())}?start=${code}`;
     },
-    async bind(code, chatId, tx) {
+    async bind(code, chatId) {
       // Telegram allows 1–64 of these characters; anything else was never issued here (and is not hashed for nothing).
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(code)) return undefined;
-      const bindIn = async (transaction: Pick<Store, 'telegram'>) => {
+      return store.transaction(async () => {
         const now = clock.now();
-        const participantId = await transaction.telegram.useStartCode(hashStartCode(code), now);
-        if (participantId) await transaction.telegram.linkChat(participantId, chatId, now);
+        const participantId = await store.telegram.useStartCode(hashStartCode(code), now);
+        if (participantId) await store.telegram.linkChat(participantId, chatId, now);
         return participantId;
-      };
-      return tx ? bindIn(tx) : store.transaction(bindIn);
+      });
     },
   };
 }

@@ -6,7 +6,7 @@
 import { ConversationState } from '../../domain/conversation-state.ts';
 import { DataKey } from '../../domain/data-keys.ts';
 import { conversationStateOf, writeData } from '../../domain/participant-data.ts';
-import { transitionInTransaction } from '../../engine/state-transition.ts';
+import { transitionConversationState } from '../../engine/state-transition.ts';
 import type { Job } from '../../store/store.ts';
 import { runTimerJob } from './run-timer-job.ts';
 import type { TimerDependencies } from './timer-dependencies.ts';
@@ -55,7 +55,7 @@ export function createAutoFeedbackHandler(dependencies: TimerDependencies): (job
           return [];
         }
         // keepAutoFeedbackTimer: this job is the auto-feedback timer; cancelling "it" by key would be meaningless.
-        await transitionInTransaction(store, {
+        await transitionConversationState(store, {
           participantId,
           target: ConversationState.FEEDBACK,
           source: 'auto-feedback',

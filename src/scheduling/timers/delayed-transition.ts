@@ -7,7 +7,7 @@ import { isConversationState } from '../../domain/conversation-state.ts';
 import { DataKey } from '../../domain/data-keys.ts';
 import { writeData } from '../../domain/participant-data.ts';
 import type { DelayedTransitionScheduler } from '../../engine/delayed-transitions.ts';
-import { transitionInTransaction } from '../../engine/state-transition.ts';
+import { transitionConversationState } from '../../engine/state-transition.ts';
 import type { Job } from '../../store/ports/job-queue.ts';
 import { runTimerJob } from './run-timer-job.ts';
 import type { TimerDependencies } from './timer-dependencies.ts';
@@ -56,7 +56,7 @@ export function createStateTransitionHandler(dependencies: TimerDependencies): (
         );
         return [];
       }
-      await transitionInTransaction(store, {
+      await transitionConversationState(store, {
         participantId: participant.id,
         target: payload.target_state,
         source: 'delayed-transition',

@@ -122,14 +122,9 @@ export function registerPromptRoutes(app: FastifyInstance, options: PromptRouteO
         `participant ${participant.id} (${to}) has withdrawn: no messages are sent to them`,
       );
     }
-    const created = await store.transaction((tx) =>
-      createSchedule(tx, {
-        participantId: participant.id,
-        schedule,
-        prompt: content,
-        now: clock.now(),
-        newId: options.newId,
-      }),
+    const created = await createSchedule(
+      { store, newId: options.newId },
+      { participantId: participant.id, schedule, prompt: content, now: clock.now() },
     );
     if (!created) throw new AppError('invalid_input', 'invalid schedule: no day matches it');
     options.onJobEnqueued?.();
