@@ -1,12 +1,5 @@
-import { keysetPages } from '../../../store/keyset-pages.ts';
-import {
-  EXPORT_PAGE_SIZE,
-  type ExportColumn,
-  type ExportContext,
-  type ExportRow,
-  type ExportTable,
-} from '../export-types.ts';
-import { rowFilter } from '../row-filter.ts';
+import type { ExportColumn } from '../export-types.ts';
+import { keysetTable } from './keyset-table.ts';
 
 const columns: ExportColumn[] = [
   { name: 'participant_id', type: 'string', description: 'Participant id' },
@@ -35,43 +28,31 @@ const columns: ExportColumn[] = [
   { name: 'override_reason', type: 'string', description: 'Why, as they wrote it' },
 ];
 
-async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
-  const { store, filter } = context;
-  const keeps = rowFilter(filter);
-  const pages = keysetPages(async (after: string | undefined, limit) => {
-    const page = await store.allocations.page(after, limit);
-    return page.map((allocation) => ({ id: allocation.participantId, allocation }));
-  }, EXPORT_PAGE_SIZE);
-  for await (const page of pages) {
-    for (const { allocation } of page) {
-      if (!keeps(allocation.participantId, allocation.allocatedAt)) continue;
-      yield {
-        participant_id: allocation.participantId,
-        study_id: allocation.studyId,
-        arm: allocation.armId,
-        allocated_arm: allocation.allocatedArmId,
-        stratum: allocation.stratum,
-        method: allocation.method,
-        block_index: allocation.blockIndex,
-        block_size: allocation.blockSize,
-        block_position: allocation.blockPosition,
-        stratum_sequence: allocation.stratumSequence,
-        draw: allocation.draw,
-        design_hash: allocation.designHash,
-        allocated_at: allocation.allocatedAt.toISOString(),
-        overridden_at: allocation.override?.at.toISOString() ?? null,
-        overridden_by: allocation.override?.by ?? null,
-        override_reason: allocation.override?.reason ?? null,
-      };
-    }
-  }
-}
-
-export const allocationsTable: ExportTable = {
+export const allocationsTable = keysetTable({
   name: 'allocations',
   description:
     "A randomised trial's allocations (STUDY_DESIGN_FILE): one row per participant allocated at enrollment, with " +
     'what an auditor needs to recompute the arm from the design, and any staff override. Empty without a design.',
   columns,
-  rows,
-};
+  page: ({ store }, after: string | undefined, limit) => store.allocations.page(after, limit),
+  key: (allocation) => allocation.participantId,
+  filterBy: (allocation) => [allocation.participantId, allocation.allocatedAt],
+  row: (allocation) => ({
+    participant_id: allocation.participantId,
+    study_id: allocation.studyId,
+    arm: allocation.armId,
+    allocated_arm: allocation.allocatedArmId,
+    stratum: allocation.stratum,
+    method: allocation.method,
+    block_index: allocation.blockIndex,
+    block_size: allocation.blockSize,
+    block_position: allocation.blockPosition,
+    stratum_sequence: allocation.stratumSequence,
+    draw: allocation.draw,
+    design_hash: allocation.designHash,
+    allocated_at: allocation.allocatedAt.toISOString(),
+    overridden_at: allocation.override?.at.toISOString() ?? null,
+    overridden_by: allocation.override?.by ?? null,
+    override_reason: allocation.override?.reason ?? null,
+  }),
+});

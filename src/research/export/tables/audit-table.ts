@@ -1,12 +1,5 @@
-import { keysetPages } from '../../../store/keyset-pages.ts';
-import {
-  EXPORT_PAGE_SIZE,
-  type ExportColumn,
-  type ExportContext,
-  type ExportRow,
-  type ExportTable,
-} from '../export-types.ts';
-import { rowFilter } from '../row-filter.ts';
+import type { ExportColumn } from '../export-types.ts';
+import { keysetTable } from './keyset-table.ts';
 
 const columns: ExportColumn[] = [
   { name: 'audit_id', type: 'integer', description: 'Entry id; increases in recording order' },
@@ -31,37 +24,26 @@ const columns: ExportColumn[] = [
   { name: 'detail', type: 'string', description: 'The account or token acted on, or why it was refused' },
 ];
 
-async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
-  const { store, filter } = context;
-  const keeps = rowFilter(filter);
-  const pages = keysetPages(
-    (after: number | undefined, limit) => store.audit.page(filter.since ? { from: filter.since } : {}, after, limit),
-    EXPORT_PAGE_SIZE,
-  );
-  for await (const page of pages) {
-    for (const entry of page) {
-      if (!keeps(entry.participantId)) continue;
-      yield {
-        audit_id: entry.id,
-        at: entry.at.toISOString(),
-        actor: entry.actor,
-        actor_user_id: entry.actorUserId ?? null,
-        actor_token_id: entry.actorTokenId ?? null,
-        action: entry.action,
-        participant_id: entry.participantId ?? null,
-        address: entry.address ?? null,
-        outcome: entry.outcome,
-        status: entry.status ?? null,
-        detail: entry.detail ?? null,
-      };
-    }
-  }
-}
-
-export const auditTable: ExportTable = {
+export const auditTable = keysetTable({
   name: 'audit',
   description:
     'The audit trail of staff actions: every change, export, bulk read of identifiable data, refusal and sign-in.',
   columns,
-  rows,
-};
+  page: ({ store, filter }, after: number | undefined, limit) =>
+    store.audit.page(filter.since ? { from: filter.since } : {}, after, limit),
+  key: (entry) => entry.id,
+  filterBy: (entry) => [entry.participantId],
+  row: (entry) => ({
+    audit_id: entry.id,
+    at: entry.at.toISOString(),
+    actor: entry.actor,
+    actor_user_id: entry.actorUserId ?? null,
+    actor_token_id: entry.actorTokenId ?? null,
+    action: entry.action,
+    participant_id: entry.participantId ?? null,
+    address: entry.address ?? null,
+    outcome: entry.outcome,
+    status: entry.status ?? null,
+    detail: entry.detail ?? null,
+  }),
+});

@@ -1,13 +1,6 @@
-import { keysetPages } from '../../../store/keyset-pages.ts';
 import { decisionJson } from '../../../trials/decision-json.ts';
-import {
-  EXPORT_PAGE_SIZE,
-  type ExportColumn,
-  type ExportContext,
-  type ExportRow,
-  type ExportTable,
-} from '../export-types.ts';
-import { rowFilter } from '../row-filter.ts';
+import type { ExportColumn } from '../export-types.ts';
+import { keysetTable } from './keyset-table.ts';
 
 const columns: ExportColumn[] = [
   { name: 'id', type: 'string', description: 'study|participant|decision point|local date|slot: the moment decided' },
@@ -42,26 +35,14 @@ const columns: ExportColumn[] = [
   { name: 'outcome_at', type: 'timestamp', description: 'When the outcome was filled in' },
 ];
 
-async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
-  const { store, filter } = context;
-  const keeps = rowFilter(filter);
-  const pages = keysetPages(async (after: string | undefined, limit) => {
-    const page = await store.decisions.page(after, limit);
-    return page.map((decision) => ({ id: decision.id, decision }));
-  }, EXPORT_PAGE_SIZE);
-  for await (const page of pages) {
-    for (const { decision } of page) {
-      if (!keeps(decision.participantId, decision.intendedAt)) continue;
-      yield decisionJson(decision);
-    }
-  }
-}
-
-export const decisionsTable: ExportTable = {
+export const decisionsTable = keysetTable({
   name: 'decisions',
   description:
     'Micro-randomised decisions (STUDY_DESIGN_FILE decision_points): one row per participant, decision point and ' +
     'moment, also when unavailable, with the probabilities, the draw, the option, what was sent and the outcome.',
   columns,
-  rows,
-};
+  page: ({ store }, after: string | undefined, limit) => store.decisions.page(after, limit),
+  key: (decision) => decision.id,
+  filterBy: (decision) => [decision.participantId, decision.intendedAt],
+  row: (decision) => decisionJson(decision),
+});

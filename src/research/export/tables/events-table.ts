@@ -1,11 +1,5 @@
-import { keysetPages } from '../../../store/keyset-pages.ts';
-import {
-  EXPORT_PAGE_SIZE,
-  type ExportColumn,
-  type ExportContext,
-  type ExportRow,
-  type ExportTable,
-} from '../export-types.ts';
+import type { ExportColumn } from '../export-types.ts';
+import { keysetTable } from './keyset-table.ts';
 
 const columns: ExportColumn[] = [
   { name: 'event_id', type: 'integer', description: 'Event id; increases in recording order' },
@@ -22,29 +16,18 @@ const columns: ExportColumn[] = [
   { name: 'data', type: 'json', description: 'The event details (phone fields hashed with --pseudonymize)' },
 ];
 
-async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
-  const { store, filter, pseudonymizer } = context;
-  const pages = keysetPages(
-    (after: number | undefined, limit) => store.research.eventsPage(filter, after, limit),
-    EXPORT_PAGE_SIZE,
-  );
-  for await (const page of pages) {
-    for (const event of page) {
-      yield {
-        event_id: event.id,
-        participant_id: event.participantId ?? null,
-        type: event.type,
-        created_at: event.createdAt.toISOString(),
-        source_message_id: event.sourceMessageId ?? null,
-        data: pseudonymizer ? pseudonymizer.json(event.data) : event.data,
-      };
-    }
-  }
-}
-
-export const eventsTable: ExportTable = {
+export const eventsTable = keysetTable({
   name: 'events',
   description: 'The audit log: every state change, tool call, prompt, poll answer and start-up configuration.',
   columns,
-  rows,
-};
+  page: ({ store, filter }, after: number | undefined, limit) => store.research.eventsPage(filter, after, limit),
+  key: (event) => event.id,
+  row: (event, { pseudonymizer }) => ({
+    event_id: event.id,
+    participant_id: event.participantId ?? null,
+    type: event.type,
+    created_at: event.createdAt.toISOString(),
+    source_message_id: event.sourceMessageId ?? null,
+    data: pseudonymizer ? pseudonymizer.json(event.data) : event.data,
+  }),
+});

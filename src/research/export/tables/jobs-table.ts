@@ -1,11 +1,5 @@
-import { keysetPages } from '../../../store/keyset-pages.ts';
-import {
-  EXPORT_PAGE_SIZE,
-  type ExportColumn,
-  type ExportContext,
-  type ExportRow,
-  type ExportTable,
-} from '../export-types.ts';
+import type { ExportColumn } from '../export-types.ts';
+import { keysetTable } from './keyset-table.ts';
 
 const FINISHED = new Set(['completed', 'failed']);
 
@@ -38,38 +32,26 @@ const columns: ExportColumn[] = [
   { name: 'payload', type: 'json', description: 'The job input (phone fields hashed with --pseudonymize)' },
 ];
 
-async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
-  const { store, filter, pseudonymizer } = context;
-  const pages = keysetPages(
-    (after: string | undefined, limit) => store.research.jobsPage(filter, after, limit),
-    EXPORT_PAGE_SIZE,
-  );
-  for await (const page of pages) {
-    for (const job of page) {
-      const finished = FINISHED.has(job.status);
-      yield {
-        job_id: job.id,
-        kind: job.kind,
-        participant_id: job.participantId ?? null,
-        status: job.status,
-        run_at: job.runAt.toISOString(),
-        attempts: job.attempts,
-        max_attempts: job.maxAttempts,
-        outcome: job.status === 'failed' ? `failed: ${job.lastError ?? ''}` : job.status,
-        last_error: job.lastError ?? null,
-        lateness_ms: finished ? Math.max(0, job.updatedAt.getTime() - job.runAt.getTime()) : null,
-        dedup_key: job.dedupKey ?? null,
-        created_at: job.createdAt.toISOString(),
-        updated_at: job.updatedAt.toISOString(),
-        payload: pseudonymizer ? pseudonymizer.json(job.payload) : job.payload,
-      };
-    }
-  }
-}
-
-export const jobsTable: ExportTable = {
+export const jobsTable = keysetTable({
   name: 'jobs',
   description: 'Every durable job (prompts, reminders, deliveries, broadcasts) with its outcome and lateness.',
   columns,
-  rows,
-};
+  page: ({ store, filter }, after: string | undefined, limit) => store.research.jobsPage(filter, after, limit),
+  key: (job) => job.id,
+  row: (job, { pseudonymizer }) => ({
+    job_id: job.id,
+    kind: job.kind,
+    participant_id: job.participantId ?? null,
+    status: job.status,
+    run_at: job.runAt.toISOString(),
+    attempts: job.attempts,
+    max_attempts: job.maxAttempts,
+    outcome: job.status === 'failed' ? `failed: ${job.lastError ?? ''}` : job.status,
+    last_error: job.lastError ?? null,
+    lateness_ms: FINISHED.has(job.status) ? Math.max(0, job.updatedAt.getTime() - job.runAt.getTime()) : null,
+    dedup_key: job.dedupKey ?? null,
+    created_at: job.createdAt.toISOString(),
+    updated_at: job.updatedAt.toISOString(),
+    payload: pseudonymizer ? pseudonymizer.json(job.payload) : job.payload,
+  }),
+});

@@ -1,14 +1,8 @@
 import { DELIVER_MESSAGE_JOB } from '../../../channels/outbox-messenger.ts';
-import { keysetPages } from '../../../store/keyset-pages.ts';
-import type { Store, TranscriptEntry } from '../../../store/store.ts';
+import type { LlmCall, Store, TranscriptEntry } from '../../../store/store.ts';
 import { parsePollText } from '../../stats/poll-text-parse.ts';
-import {
-  EXPORT_PAGE_SIZE,
-  type ExportColumn,
-  type ExportContext,
-  type ExportRow,
-  type ExportTable,
-} from '../export-types.ts';
+import type { ExportColumn } from '../export-types.ts';
+import { keysetTable } from './keyset-table.ts';
 
 const columns: ExportColumn[] = [
   { name: 'message_id', type: 'integer', description: 'Transcript entry id; increases in recording order' },
@@ -118,63 +112,61 @@ async function deliveriesOf(store: Store, page: readonly TranscriptEntry[]): Pro
   return result;
 }
 
-async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
-  const { store, filter, pseudonymizer } = context;
-  const pages = keysetPages(
-    (after: number | undefined, limit) => store.research.transcriptPage(filter, after, limit),
-    EXPORT_PAGE_SIZE,
-  );
-  for await (const page of pages) {
-    const ids = [...new Set(page.flatMap((entry) => (entry.llmCallId === undefined ? [] : [entry.llmCallId])))];
-    const calls = new Map((await store.llmCalls.getMany(ids)).map((call) => [call.id, call]));
-    const deliveries = await deliveriesOf(store, page);
-    for (const entry of page) {
-      const call = entry.llmCallId === undefined ? undefined : calls.get(entry.llmCallId);
-      const poll = entry.role === 'user' ? parsePollText(entry.content) : undefined;
-      const receipt = entry.outboundId === undefined ? undefined : deliveries.get(entry.outboundId);
-      yield {
-        message_id: entry.id,
-        participant_id: entry.participantId,
-        created_at: entry.createdAt.toISOString(),
-        role: entry.role,
-        kind: entry.kind,
-        module: entry.module ?? null,
-        content: entry.content,
-        poll_question: poll?.question ?? null,
-        poll_answer: poll?.option ?? null,
-        tool_names: entry.toolCalls?.map((toolCall) => toolCall.name).join(';') ?? null,
-        tool_calls: entry.toolCalls
-          ? (pseudonymizer ? pseudonymizer.json(entry.toolCalls) : entry.toolCalls).map((toolCall) => ({
-              ...toolCall,
-            }))
-          : null,
-        tool_call_id: entry.toolCallId ?? null,
-        tool_name: entry.toolName ?? null,
-        source_message_id: entry.sourceMessageId ?? null,
-        outbound_id: entry.outboundId ?? null,
-        delivery_status: receipt?.status ?? null,
-        delivery_status_at: receipt?.at?.toISOString() ?? null,
-        delivery_error: receipt?.error ?? null,
-        llm_call_id: entry.llmCallId ?? null,
-        model: entry.model ?? call?.model ?? null,
-        provider_host: call?.providerHost ?? null,
-        temperature: call?.temperature ?? null,
-        prompt_file: call?.promptFile ?? null,
-        prompt_version: call?.promptVersion ?? null,
-        prompt_tokens: call?.promptTokens ?? null,
-        completion_tokens: call?.completionTokens ?? null,
-        llm_latency_ms: call?.latencyMs ?? null,
-        llm_outcome: call?.outcome ?? null,
-      };
-    }
-  }
+/** The LLM calls that produced a page's entries, by id. */
+async function callsOf(store: Store, page: readonly TranscriptEntry[]): Promise<Map<number, LlmCall>> {
+  const ids = [...new Set(page.flatMap((entry) => (entry.llmCallId === undefined ? [] : [entry.llmCallId])))];
+  return new Map((await store.llmCalls.getMany(ids)).map((call) => [call.id, call]));
 }
 
-export const messagesTable: ExportTable = {
+export const messagesTable = keysetTable({
   name: 'messages',
   description:
     'The full transcript: every participant message, reply, tool call and result, proactive message and poll ' +
     '(with answers), with module, model, prompt version, source message and delivery status.',
   columns,
-  rows,
-};
+  page: ({ store, filter }, after: number | undefined, limit) => store.research.transcriptPage(filter, after, limit),
+  key: (entry) => entry.id,
+  pageData: async ({ store }, page) => ({
+    calls: await callsOf(store, page),
+    deliveries: await deliveriesOf(store, page),
+  }),
+  row(entry, { pseudonymizer }, { calls, deliveries }) {
+    const call = entry.llmCallId === undefined ? undefined : calls.get(entry.llmCallId);
+    const poll = entry.role === 'user' ? parsePollText(entry.content) : undefined;
+    const receipt = entry.outboundId === undefined ? undefined : deliveries.get(entry.outboundId);
+    return {
+      message_id: entry.id,
+      participant_id: entry.participantId,
+      created_at: entry.createdAt.toISOString(),
+      role: entry.role,
+      kind: entry.kind,
+      module: entry.module ?? null,
+      content: entry.content,
+      poll_question: poll?.question ?? null,
+      poll_answer: poll?.option ?? null,
+      tool_names: entry.toolCalls?.map((toolCall) => toolCall.name).join(';') ?? null,
+      tool_calls: entry.toolCalls
+        ? (pseudonymizer ? pseudonymizer.json(entry.toolCalls) : entry.toolCalls).map((toolCall) => ({
+            ...toolCall,
+          }))
+        : null,
+      tool_call_id: entry.toolCallId ?? null,
+      tool_name: entry.toolName ?? null,
+      source_message_id: entry.sourceMessageId ?? null,
+      outbound_id: entry.outboundId ?? null,
+      delivery_status: receipt?.status ?? null,
+      delivery_status_at: receipt?.at?.toISOString() ?? null,
+      delivery_error: receipt?.error ?? null,
+      llm_call_id: entry.llmCallId ?? null,
+      model: entry.model ?? call?.model ?? null,
+      provider_host: call?.providerHost ?? null,
+      temperature: call?.temperature ?? null,
+      prompt_file: call?.promptFile ?? null,
+      prompt_version: call?.promptVersion ?? null,
+      prompt_tokens: call?.promptTokens ?? null,
+      completion_tokens: call?.completionTokens ?? null,
+      llm_latency_ms: call?.latencyMs ?? null,
+      llm_outcome: call?.outcome ?? null,
+    };
+  },
+});

@@ -1,14 +1,8 @@
 import { DataKey } from '../../../domain/data-keys.ts';
 import { conversationStateOf } from '../../../domain/participant-data.ts';
 import { parseProfile } from '../../../domain/profile.ts';
-import { keysetPages } from '../../../store/keyset-pages.ts';
-import {
-  EXPORT_PAGE_SIZE,
-  type ExportColumn,
-  type ExportContext,
-  type ExportRow,
-  type ExportTable,
-} from '../export-types.ts';
+import type { ExportColumn, ExportRow } from '../export-types.ts';
+import { keysetTable } from './keyset-table.ts';
 
 const PROFILE_TEXT = [
   ['habit_domain', 'Habit the participant is building (intake)'],
@@ -48,46 +42,37 @@ const columns: ExportColumn[] = [
   { name: 'tone_tags', type: 'string', description: 'Tone tags the coach adapts to, separated by ";"' },
 ];
 
-async function* rows(context: ExportContext): AsyncGenerator<ExportRow> {
-  const { store, filter, pseudonymizer } = context;
-  const pages = keysetPages(
-    (after: string | undefined, limit) => store.research.participantsPage(filter, after, limit),
-    EXPORT_PAGE_SIZE,
-  );
-  for await (const page of pages) {
-    for (const participant of page) {
-      const flow = await store.flowStates.get(participant.id);
-      const data = flow?.stateData ?? {};
-      const profile = parseProfile(data[DataKey.userProfile], participant.updatedAt);
-      const channel = (participant as { channel?: string }).channel;
-      const row: ExportRow = {
-        participant_id: participant.id,
-        phone_number: pseudonymizer ? pseudonymizer.phone(participant.phoneNumber) : participant.phoneNumber,
-        name: pseudonymizer ? '' : participant.name,
-        gender: participant.gender,
-        ethnicity: participant.ethnicity,
-        background: participant.background,
-        timezone: participant.timezone,
-        channel: channel || context.defaultChannel,
-        language: participant.language ?? '',
-        status: participant.status,
-        conversation_state: conversationStateOf(data),
-        enrolled_at: participant.enrolledAt.toISOString(),
-        created_at: participant.createdAt.toISOString(),
-        updated_at: participant.updatedAt.toISOString(),
-      };
-      for (const [name] of PROFILE_TEXT) row[name] = String(profile[name] ?? '');
-      row['success_count'] = profile.success_count;
-      row['total_prompts'] = profile.total_prompts;
-      row['tone_tags'] = profile.tone.tone_tags.join(';');
-      yield row;
-    }
-  }
-}
-
-export const participantsTable: ExportTable = {
+export const participantsTable = keysetTable({
   name: 'participants',
   description: 'One row per participant: enrolment fields, status, channel, times, profile fields and tone tags.',
   columns,
-  rows,
-};
+  page: ({ store, filter }, after: string | undefined, limit) => store.research.participantsPage(filter, after, limit),
+  key: (participant) => participant.id,
+  async row(participant, { store, pseudonymizer, defaultChannel }) {
+    const flow = await store.flowStates.get(participant.id);
+    const data = flow?.stateData ?? {};
+    const profile = parseProfile(data[DataKey.userProfile], participant.updatedAt);
+    const channel = (participant as { channel?: string }).channel;
+    const row: ExportRow = {
+      participant_id: participant.id,
+      phone_number: pseudonymizer ? pseudonymizer.phone(participant.phoneNumber) : participant.phoneNumber,
+      name: pseudonymizer ? '' : participant.name,
+      gender: participant.gender,
+      ethnicity: participant.ethnicity,
+      background: participant.background,
+      timezone: participant.timezone,
+      channel: channel || defaultChannel,
+      language: participant.language ?? '',
+      status: participant.status,
+      conversation_state: conversationStateOf(data),
+      enrolled_at: participant.enrolledAt.toISOString(),
+      created_at: participant.createdAt.toISOString(),
+      updated_at: participant.updatedAt.toISOString(),
+    };
+    for (const [name] of PROFILE_TEXT) row[name] = String(profile[name] ?? '');
+    row['success_count'] = profile.success_count;
+    row['total_prompts'] = profile.total_prompts;
+    row['tone_tags'] = profile.tone.tone_tags.join(';');
+    return row;
+  },
+});
