@@ -64,74 +64,73 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   const registers = [registry];
 
-  const inboundMessages = new Counter({
-    name: 'promptpipe_inbound_messages_total',
-    help: 'Participant messages accepted from a channel (duplicates excluded), by channel.',
-    labelNames: ['channel'] as const,
-    registers,
-  });
-  const outboundMessages = new Counter({
-    name: 'promptpipe_outbound_messages_total',
-    help: 'Outbound delivery attempts by channel and outcome (delivered, failed, not_delivered: only recorded).',
-    labelNames: ['channel', 'outcome'] as const,
-    registers,
-  });
-  const deliveryStatuses = new Counter({
-    name: 'promptpipe_delivery_status_total',
-    help: 'Delivery statuses of outbound messages by channel (sent, delivered, read, failed, undelivered, not_delivered…).',
-    labelNames: ['channel', 'status'] as const,
-    registers,
-  });
-  const llmCalls = new Counter({
-    name: 'promptpipe_llm_calls_total',
-    help: 'LLM chat calls by purpose, model and outcome.',
-    labelNames: ['purpose', 'model', 'outcome'] as const,
-    registers,
-  });
-  const llmErrors = new Counter({
-    name: 'promptpipe_llm_errors_total',
-    help: 'Failed LLM chat calls (after the adapter retries) by purpose and error code.',
-    labelNames: ['purpose', 'code'] as const,
-    registers,
-  });
-  const llmDuration = new Histogram({
-    name: 'promptpipe_llm_call_duration_seconds',
-    help: 'Wall-clock latency of LLM chat calls, including the adapter retries (not the wait for a concurrency slot).',
-    labelNames: ['purpose', 'outcome'] as const,
-    buckets: LLM_DURATION_BUCKETS,
-    registers,
-  });
-  const llmTokens = new Counter({
-    name: 'promptpipe_llm_tokens_total',
-    help: 'Tokens reported by the LLM provider, by purpose, model and type (prompt or completion).',
-    labelNames: ['purpose', 'model', 'type'] as const,
-    registers,
-  });
-  const toolCalls = new Counter({
-    name: 'promptpipe_tool_calls_total',
-    help: 'Tool executions by tool name and outcome (success, noop, error).',
-    labelNames: ['tool', 'outcome'] as const,
-    registers,
-  });
-  const stateTransitions = new Counter({
-    name: 'promptpipe_state_transitions_total',
-    help: 'Conversation sub-state transitions by from, to and source.',
-    labelNames: ['from', 'to', 'source'] as const,
-    registers,
-  });
-  const llmOutageMessages = new Counter({
-    name: 'promptpipe_llm_outage_messages_total',
-    help: 'Participant messages held by a model outage (held), answered after it (recovered), or failed past LLM_OUTAGE_RETRY_FOR (failed).',
-    labelNames: ['outcome'] as const,
-    registers,
-  });
-  const jobLateness = new Histogram({
-    name: 'promptpipe_job_lateness_seconds',
-    help: 'Delay between a job run_at and the moment it started, by kind.',
-    labelNames: ['kind'] as const,
-    buckets: JOB_LATENESS_BUCKETS,
-    registers,
-  });
+  // Every metric registers in this process's registry only.
+  const counter = <Label extends string>(name: string, help: string, labelNames: readonly Label[]) =>
+    new Counter({ name, help, labelNames, registers });
+  const histogram = <Label extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly Label[],
+    buckets: number[],
+  ) => new Histogram({ name, help, labelNames, buckets, registers });
+
+  const inboundMessages = counter(
+    'promptpipe_inbound_messages_total',
+    'Participant messages accepted from a channel (duplicates excluded), by channel.',
+    ['channel'],
+  );
+  const outboundMessages = counter(
+    'promptpipe_outbound_messages_total',
+    'Outbound delivery attempts by channel and outcome (delivered, failed, not_delivered: only recorded).',
+    ['channel', 'outcome'],
+  );
+  const deliveryStatuses = counter(
+    'promptpipe_delivery_status_total',
+    'Delivery statuses of outbound messages by channel (sent, delivered, read, failed, undelivered, not_delivered…).',
+    ['channel', 'status'],
+  );
+  const llmCalls = counter('promptpipe_llm_calls_total', 'LLM chat calls by purpose, model and outcome.', [
+    'purpose',
+    'model',
+    'outcome',
+  ]);
+  const llmErrors = counter(
+    'promptpipe_llm_errors_total',
+    'Failed LLM chat calls (after the adapter retries) by purpose and error code.',
+    ['purpose', 'code'],
+  );
+  const llmDuration = histogram(
+    'promptpipe_llm_call_duration_seconds',
+    'Wall-clock latency of LLM chat calls, including the adapter retries (not the wait for a concurrency slot).',
+    ['purpose', 'outcome'],
+    LLM_DURATION_BUCKETS,
+  );
+  const llmTokens = counter(
+    'promptpipe_llm_tokens_total',
+    'Tokens reported by the LLM provider, by purpose, model and type (prompt or completion).',
+    ['purpose', 'model', 'type'],
+  );
+  const toolCalls = counter(
+    'promptpipe_tool_calls_total',
+    'Tool executions by tool name and outcome (success, noop, error).',
+    ['tool', 'outcome'],
+  );
+  const stateTransitions = counter(
+    'promptpipe_state_transitions_total',
+    'Conversation sub-state transitions by from, to and source.',
+    ['from', 'to', 'source'],
+  );
+  const llmOutageMessages = counter(
+    'promptpipe_llm_outage_messages_total',
+    'Participant messages held by a model outage (held), answered after it (recovered), or failed past LLM_OUTAGE_RETRY_FOR (failed).',
+    ['outcome'],
+  );
+  const jobLateness = histogram(
+    'promptpipe_job_lateness_seconds',
+    'Delay between a job run_at and the moment it started, by kind.',
+    ['kind'],
+    JOB_LATENESS_BUCKETS,
+  );
   const jobs = options.jobs;
   new Gauge({
     name: 'promptpipe_pending_jobs',
