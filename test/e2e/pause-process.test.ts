@@ -6,11 +6,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeOutput, REPO_ROOT, waitFor } from '../support/server-process.ts';
-import { startWebhookStudyServer, type WebhookStudyServer } from '../support/webhook-study-server.ts';
+import { describeOutput, REPO_ROOT } from '../support/server-process.ts';
+import { schedulingCoach, startWebhookStudyServer, type WebhookStudyServer } from '../support/webhook-study-server.ts';
 
 const API_TOKEN = 'pause-e2e-api-token';
 const PHONE = '+15551230301';
+const SCHEDULING = { ask: 'Remind me every day at 09:00', fixedTime: '09:00', confirm: 'Scheduled for 09:00.' };
 const PROMPT = 'Take your ten-minute walk after breakfast.';
 
 let participantId = '';
@@ -19,19 +20,7 @@ let study: WebhookStudyServer;
 beforeAll(async () => {
   study = await startWebhookStudyServer({
     apiToken: API_TOKEN,
-    respond: (request) => {
-      const said = request.lastMessage?.content ?? '';
-      if (request.body.messages[0]?.content?.startsWith('You write one short daily habit prompt')) {
-        return { content: PROMPT };
-      }
-      if (request.lastMessage?.role === 'tool') return { content: 'Scheduled for 09:00.' };
-      if (said === 'Remind me every day at 09:00') {
-        return {
-          toolCalls: [{ name: 'scheduler', arguments: { action: 'create', type: 'fixed', fixed_time: '09:00' } }],
-        };
-      }
-      return { content: said.includes('expecting a greeting') ? 'Hello!' : `Coach heard: ${said}` };
-    },
+    respond: schedulingCoach({ ...SCHEDULING, dailyPrompt: PROMPT }),
   });
 }, 60_000);
 
@@ -39,52 +28,34 @@ afterAll(async () => {
   await study?.close();
 }, 30_000);
 
-const call = (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response> =>
-  study.call(method, path, body);
-
-const texts = (): string[] => study.texts();
-/** Daily prompts sent: each is followed by its Done poll (the prompt itself may be the fallback text). */
-const prompts = (): number => texts().filter((text) => text === 'Did you do it?').length;
-
-const clockTo = (iso: string): Promise<void> => study.clockTo(iso);
-
 describe('vacation mode, against the server process', () => {
   it('no daily prompt while paused, replies still answered, one prompt a day from the resume date', {
     timeout: 90_000,
   }, async ({ onTestFailed }) => {
-    onTestFailed(() => console.error(`${describeOutput(study.server)}\n${texts().join('\n')}`));
-    const wait = <T>(what: string, check: () => T | Promise<T>) => waitFor(what, check, 20_000, [study.server]);
-    const enrolled = await call('POST', '/conversation/participants', {
-      phone_number: PHONE,
-      name: 'Ada',
-      timezone: 'UTC',
-    });
-    participantId = ((await enrolled.json()) as { result: { id: string } }).result.id;
-    await wait('the greeting', () => texts().includes('Hello!'));
-    await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'Remind me every day at 09:00', id: 'm-1' });
-    await wait('the schedule', () => texts().includes('Scheduled for 09:00.'));
+    onTestFailed(() => console.error(`${describeOutput(study.server)}\n${study.texts().join('\n')}`));
+    participantId = await study.enrollScheduled({ phone: PHONE, timezone: 'UTC' }, SCHEDULING);
 
     const base = `/conversation/participants/${participantId}`;
-    expect((await call('POST', `${base}/resume`)).status).toBe(409);
-    expect((await call('POST', `${base}/pause`, { resume_on: '2026-03-02' })).status).toBe(400);
-    expect((await call('POST', `${base}/pause`, { resume_on: 'next week' })).status).toBe(400);
-    const paused = await call('POST', `${base}/pause`, { resume_on: '2026-03-06' });
+    expect((await study.call('POST', `${base}/resume`)).status).toBe(409);
+    expect((await study.call('POST', `${base}/pause`, { resume_on: '2026-03-02' })).status).toBe(400);
+    expect((await study.call('POST', `${base}/pause`, { resume_on: 'next week' })).status).toBe(400);
+    const paused = await study.call('POST', `${base}/pause`, { resume_on: '2026-03-06' });
     expect(paused.status).toBe(200);
     expect(((await paused.json()) as { result: { status: string } }).result.status).toBe('paused');
 
-    await call('POST', '/channels/webhook/messages', { from: PHONE, text: 'On holiday now', id: 'm-2' });
-    await wait('the reply while paused', () => texts().includes('Coach heard: On holiday now'));
-    await clockTo('2026-03-05T23:00:00.000Z');
-    expect(prompts()).toBe(0);
+    await study.call('POST', '/channels/webhook/messages', { from: PHONE, text: 'On holiday now', id: 'm-2' });
+    await study.wait('the reply while paused', () => study.texts().includes('Coach heard: On holiday now'));
+    await study.clockTo('2026-03-05T23:00:00.000Z');
+    expect(study.prompts()).toBe(0);
 
     // The resume date: the schedule goes on from its next due time (08:50 UTC, 10 minutes before 09:00), once.
-    await clockTo('2026-03-06T12:00:00.000Z');
-    await wait('the first prompt after the pause', () => prompts() === 1);
-    const participant = await call('GET', base);
+    await study.clockTo('2026-03-06T12:00:00.000Z');
+    await study.wait('the first prompt after the pause', () => study.prompts() === 1);
+    const participant = await study.call('GET', base);
     expect(((await participant.json()) as { result: { status: string } }).result.status).toBe('active');
-    await clockTo('2026-03-07T12:00:00.000Z');
-    await wait('the next day’s prompt', () => prompts() === 2);
-    expect(prompts()).toBe(2);
+    await study.clockTo('2026-03-07T12:00:00.000Z');
+    await study.wait('the next day’s prompt', () => study.prompts() === 2);
+    expect(study.prompts()).toBe(2);
   });
 
   it('the CLI pauses with a date and resumes, through the running server', { timeout: 60_000 }, () => {
