@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Channel, type OutboundMessage, PermanentDeliveryError } from '../../src/channels/channel.ts';
-import { createDeliveryReceipts } from '../../src/channels/delivery-receipts.ts';
+import { type Channel, PermanentDeliveryError } from '../../src/channels/channel.ts';
 import { createTwilioChannel } from '../../src/channels/twilio/twilio-channel.ts';
 import { createTwilioRoutes } from '../../src/channels/twilio/twilio-webhook-route.ts';
 import { silentLog } from '../../src/observability/log.ts';
-import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
+import type { ApiHarness } from '../support/api-harness.ts';
 import { type FakeTwilioApi, startFakeTwilioApi } from '../support/fake-twilio-api.ts';
+import { outboundMessage as message, providerWebhookHarness } from '../support/provider-channel-tests.ts';
 import { signTwilioRequest } from '../support/twilio-signing.ts';
 
 const ACCOUNT_SID = 'AC00000000000000000000000000000001';
@@ -20,10 +20,6 @@ afterEach(async () => {
   fake = undefined;
   harness = undefined;
 });
-
-function message(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
-  return { id: 'out_1', participantId: 'p_1', to: '+15551230001', kind: 'text', text: 'Hello there', ...overrides };
-}
 
 async function channelWith(from = '+15550001111'): Promise<{ channel: Channel; api: FakeTwilioApi }> {
   const api = await startFakeTwilioApi({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN });
@@ -87,17 +83,9 @@ describe('Twilio channel: outbound', () => {
 });
 
 async function webhookHarness(): Promise<ApiHarness> {
-  harness = await createApiHarness({
-    extraChannelRoutes: ({ inbound, store, clock }) => [
-      createTwilioRoutes({
-        inbound,
-        receipts: createDeliveryReceipts({ store, clock, metrics: { recordDeliveryStatus: () => {} }, log: silentLog }),
-        authToken: AUTH_TOKEN,
-        publicUrl: PUBLIC_URL,
-        log: silentLog,
-      }),
-    ],
-  });
+  harness = await providerWebhookHarness(({ inbound, receipts }) =>
+    createTwilioRoutes({ inbound, receipts, authToken: AUTH_TOKEN, publicUrl: PUBLIC_URL, log: silentLog }),
+  );
   return harness;
 }
 

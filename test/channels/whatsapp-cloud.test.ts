@@ -1,18 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Channel, type OutboundMessage, PermanentDeliveryError } from '../../src/channels/channel.ts';
-import { createDeliveryReceipts } from '../../src/channels/delivery-receipts.ts';
+import { type Channel, PermanentDeliveryError } from '../../src/channels/channel.ts';
 import { createOutboxMessenger } from '../../src/channels/outbox-messenger.ts';
 import { createWhatsAppCloudChannel } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
 import { pollBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-messages.ts';
 import { signWhatsAppBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-signature.ts';
 import { createWhatsAppCloudRoutes } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
 import { silentLog } from '../../src/observability/log.ts';
-import { type ApiHarness, createApiHarness } from '../support/api-harness.ts';
+import type { ApiHarness } from '../support/api-harness.ts';
 import {
   type FakeWhatsAppCloudApi,
   startFakeWhatsAppCloudApi,
   whatsappWebhookBody,
 } from '../support/fake-whatsapp-cloud-api.ts';
+import { outboundMessage as message, providerWebhookHarness } from '../support/provider-channel-tests.ts';
 
 const TOKEN = 'EAAG-test-token';
 const PHONE_NUMBER_ID = '1234567890';
@@ -30,10 +30,6 @@ afterEach(async () => {
   fake = undefined;
   harness = undefined;
 });
-
-function message(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
-  return { id: 'out_1', participantId: 'p_1', to: '+15551230001', kind: 'text', text: 'Hello there', ...overrides };
-}
 
 async function channelWith(
   options: { lastInboundAt?: Date | undefined; templateName?: string } = {
@@ -169,17 +165,9 @@ describe('WhatsApp Cloud channel: outbound', () => {
 });
 
 async function webhookHarness(): Promise<ApiHarness> {
-  harness = await createApiHarness({
-    extraChannelRoutes: ({ inbound, store, clock }) => [
-      createWhatsAppCloudRoutes({
-        inbound,
-        receipts: createDeliveryReceipts({ store, clock, metrics: { recordDeliveryStatus: () => {} }, log: silentLog }),
-        appSecret: APP_SECRET,
-        verifyToken: VERIFY_TOKEN,
-        log: silentLog,
-      }),
-    ],
-  });
+  harness = await providerWebhookHarness(({ inbound, receipts }) =>
+    createWhatsAppCloudRoutes({ inbound, receipts, appSecret: APP_SECRET, verifyToken: VERIFY_TOKEN, log: silentLog }),
+  );
   return harness;
 }
 

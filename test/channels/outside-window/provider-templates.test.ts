@@ -5,16 +5,15 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OutboundMessage } from '../../../src/channels/channel.ts';
-import { createDeliveryReceipts } from '../../../src/channels/delivery-receipts.ts';
 import { createTwilioChannel } from '../../../src/channels/twilio/twilio-channel.ts';
 import { parseTwilioMessage } from '../../../src/channels/twilio/twilio-payload.ts';
 import { createWhatsAppCloudChannel } from '../../../src/channels/whatsapp-cloud/whatsapp-cloud-channel.ts';
 import { signWhatsAppBody } from '../../../src/channels/whatsapp-cloud/whatsapp-cloud-signature.ts';
 import { createWhatsAppCloudRoutes } from '../../../src/channels/whatsapp-cloud/whatsapp-cloud-webhook-route.ts';
 import { silentLog } from '../../../src/observability/log.ts';
-import { createApiHarness } from '../../support/api-harness.ts';
 import { startFakeTwilioApi } from '../../support/fake-twilio-api.ts';
 import { startFakeWhatsAppCloudApi, whatsappWebhookBody } from '../../support/fake-whatsapp-cloud-api.ts';
+import { providerWebhookHarness } from '../../support/provider-channel-tests.ts';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -75,22 +74,9 @@ describe('WhatsApp Cloud API quick-reply template', () => {
       ],
     });
 
-    const harness = await createApiHarness({
-      extraChannelRoutes: ({ inbound, store, clock }) => [
-        createWhatsAppCloudRoutes({
-          inbound,
-          receipts: createDeliveryReceipts({
-            store,
-            clock,
-            metrics: { recordDeliveryStatus: () => {} },
-            log: silentLog,
-          }),
-          appSecret: 'secret',
-          verifyToken: 'verify',
-          log: silentLog,
-        }),
-      ],
-    });
+    const harness = await providerWebhookHarness(({ inbound, receipts }) =>
+      createWhatsAppCloudRoutes({ inbound, receipts, appSecret: 'secret', verifyToken: 'verify', log: silentLog }),
+    );
     closers.push(() => harness.close());
     await harness.enroll('+15551230001');
     const tap = { from: '15551230001', id: 'wamid.TAP1', timestamp: '1772460000', type: 'button' };
