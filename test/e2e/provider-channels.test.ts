@@ -10,13 +10,22 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { signWhatsAppBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-signature.ts';
 import { type FakeTwilioApi, startFakeTwilioApi } from '../support/fake-twilio-api.ts';
 import {
   type FakeWhatsAppCloudApi,
   startFakeWhatsAppCloudApi,
   whatsappWebhookBody,
 } from '../support/fake-whatsapp-cloud-api.ts';
+import {
+  type ProviderAccounts,
+  providerSettings,
+  providerWebhooks,
+  resultApi,
+  scriptedStudySettings,
+  stopProviderProcesses,
+  textOf,
+  untilTruthy,
+} from '../support/provider-server.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
 import {
   describeOutput,
@@ -28,7 +37,6 @@ import {
   waitFor,
 } from '../support/server-process.ts';
 import { COACH, createStudyCoach, SAID } from '../support/study-coach-script.ts';
-import { signTwilioRequest } from '../support/twilio-signing.ts';
 
 const ACCOUNT_SID = 'AC00000000000000000000000000000003';
 const AUTH_TOKEN = 'e2e-twilio-token';
@@ -36,6 +44,16 @@ const ACCESS_TOKEN = 'EAAG-e2e';
 const PHONE_NUMBER_ID = '1098765432';
 const APP_SECRET = 'e2e-app-secret';
 const PUBLIC_URL = 'https://coach.example.org';
+const ACCOUNTS: ProviderAccounts = {
+  accessToken: ACCESS_TOKEN,
+  phoneNumberId: PHONE_NUMBER_ID,
+  appSecret: APP_SECRET,
+  verifyToken: 'verify',
+  accountSid: ACCOUNT_SID,
+  authToken: AUTH_TOKEN,
+  twilioFrom: '+15550001111',
+  publicUrl: PUBLIC_URL,
+};
 
 let stateDir = '';
 let server: ServerProcess | undefined;
@@ -43,21 +61,7 @@ let whatsapp: FakeWhatsAppCloudApi | undefined;
 let twilio: FakeTwilioApi | undefined;
 let model: ScriptedOpenAiServer | undefined;
 
-afterAll(async () => {
-  if (server && !server.exited) await stopServer(server, 10_000);
-  await whatsapp?.close();
-  await twilio?.close();
-  await model?.close();
-  if (stateDir) await rm(stateDir, { recursive: true, force: true });
-}, 30_000);
-
-/** The participant-visible text of a message the fake Cloud API accepted (text, buttons or template). */
-function whatsappText(body: Record<string, unknown>): string {
-  const text = body.text as { body?: string } | undefined;
-  const interactive = body.interactive as { body?: { text?: string } } | undefined;
-  const template = body.template as { components?: { parameters?: { text?: string }[] }[] } | undefined;
-  return text?.body ?? interactive?.body?.text ?? template?.components?.[0]?.parameters?.[0]?.text ?? '';
-}
+afterAll(() => stopProviderProcesses({ server, whatsapp, twilio, model, stateDir }), 30_000);
 
 describe('promptpipe serve with whatsapp-cloud and twilio', () => {
   it('refuses to start without a required setting, naming it', { timeout: 60_000 }, async () => {
@@ -91,19 +95,10 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
       PATH: process.env.PATH ?? '',
       PROMPTPIPE_STATE_DIR: stateDir,
       LOG_LEVEL: 'warn',
-      PROMPTPIPE_CHANNEL: 'whatsapp-cloud,twilio',
-      WHATSAPP_CLOUD_ACCESS_TOKEN: ACCESS_TOKEN,
-      WHATSAPP_CLOUD_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
-      WHATSAPP_CLOUD_APP_SECRET: APP_SECRET,
-      WHATSAPP_CLOUD_VERIFY_TOKEN: 'verify',
-      WHATSAPP_CLOUD_API_URL: whatsapp.url,
-      TWILIO_ACCOUNT_SID: ACCOUNT_SID,
-      TWILIO_AUTH_TOKEN: AUTH_TOKEN,
-      TWILIO_FROM: '+15550001111',
-      TWILIO_PUBLIC_URL: PUBLIC_URL,
-      TWILIO_API_URL: twilio.url,
+      ...providerSettings(ACCOUNTS, { whatsapp, twilio }),
     });
     const base = server.baseUrl;
+    const webhooks = providerWebhooks(() => base, ACCOUNTS);
 
     const handshake = await fetch(
       `${base}/channels/whatsapp-cloud/webhook?hub.mode=subscribe&hub.verify_token=verify&hub.challenge=42`,
@@ -125,18 +120,13 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
     expect(onWhatsApp.channel).toBe('whatsapp-cloud');
     expect(onTwilio.channel).toBe('twilio');
 
-    const raw = JSON.stringify(
+    const whatsappStop = await webhooks.whatsapp(
       whatsappWebhookBody({
         messages: [
           { from: '15551230011', id: 'wamid.STOP1', timestamp: '1772460000', type: 'text', text: { body: 'STOP' } },
         ],
       }),
     );
-    const whatsappStop = await fetch(`${base}/channels/whatsapp-cloud/webhook`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsAppBody(APP_SECRET, raw) },
-      body: raw,
-    });
     expect(whatsappStop.status).toBe(200);
 
     const params = {
@@ -146,15 +136,7 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
       To: '+15550001111',
       Body: 'stop',
     };
-    const path = '/channels/twilio/messages';
-    const twilioStop = await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-twilio-signature': signTwilioRequest(AUTH_TOKEN, `${PUBLIC_URL}${path}`, params),
-      },
-      body: new URLSearchParams(params).toString(),
-    });
+    const twilioStop = await webhooks.twilio('/channels/twilio/messages', params);
     expect(twilioStop.status).toBe(200);
     expect(await twilioStop.text()).toContain('<Response/>');
 
@@ -190,10 +172,7 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
   it('runs a study day on each channel: intake, daily prompt with its poll, the answer, success_count 1, receipts', {
     timeout: 120_000,
   }, async () => {
-    if (server && !server.exited) await stopServer(server, 10_000);
-    await whatsapp?.close();
-    await twilio?.close();
-    if (stateDir) await rm(stateDir, { recursive: true, force: true });
+    await stopProviderProcesses({ server, whatsapp, twilio, stateDir });
     const unexpected: string[] = [];
     stateDir = await mkdtemp(join(tmpdir(), 'promptpipe-providers-day-'));
     whatsapp = await startFakeWhatsAppCloudApi({
@@ -207,51 +186,23 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
       PATH: process.env.PATH ?? '',
       PROMPTPIPE_STATE_DIR: stateDir,
       LOG_LEVEL: 'warn',
-      PROMPTPIPE_CHANNEL: 'whatsapp-cloud,twilio',
-      PROMPTPIPE_CLOCK: 'manual',
-      PROMPTPIPE_CLOCK_START: '2026-03-02T14:00:00.000Z',
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'test',
-      GENAI_MODEL: 'scripted',
-      WHATSAPP_CLOUD_ACCESS_TOKEN: ACCESS_TOKEN,
-      WHATSAPP_CLOUD_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
-      WHATSAPP_CLOUD_APP_SECRET: APP_SECRET,
-      WHATSAPP_CLOUD_VERIFY_TOKEN: 'verify',
-      WHATSAPP_CLOUD_API_URL: whatsapp.url,
+      ...scriptedStudySettings(model, '2026-03-02T14:00:00.000Z'),
+      ...providerSettings(ACCOUNTS, { whatsapp, twilio }),
       // The greeting opens the conversation outside the 24-hour window: it goes out as this template.
       WHATSAPP_CLOUD_TEMPLATE_NAME: 'study_message',
-      TWILIO_ACCOUNT_SID: ACCOUNT_SID,
-      TWILIO_AUTH_TOKEN: AUTH_TOKEN,
-      TWILIO_FROM: '+15550001111',
-      TWILIO_PUBLIC_URL: PUBLIC_URL,
-      TWILIO_API_URL: twilio.url,
     });
     const running = server;
     const base = running.baseUrl;
     const meta = whatsapp;
     const sms = twilio;
-    // biome-ignore lint/suspicious/noExplicitAny: JSON read loosely by the test
-    const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-      const response = await fetch(`${base}${path}`, {
-        method,
-        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-      });
-      const json = (await response.json()) as { result?: unknown };
-      expect(response.status, JSON.stringify(json)).toBeLessThan(300);
-      return json.result;
-    };
-    const until = <T>(what: string, check: () => T | Promise<T>) =>
-      waitFor(what, async () => (await check()) || undefined, 30_000, [running]);
+    const api = resultApi(base);
+    const until = untilTruthy(running);
 
     // Signed webhooks into PromptPipe, exactly as Meta and Twilio send them.
+    const webhooks = providerWebhooks(() => base, ACCOUNTS);
     let wamid = 0;
     const postMeta = async (value: Parameters<typeof whatsappWebhookBody>[0]) => {
-      const raw = JSON.stringify(whatsappWebhookBody(value, PHONE_NUMBER_ID));
-      const response = await fetch(`${base}/channels/whatsapp-cloud/webhook`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsAppBody(APP_SECRET, raw) },
-        body: raw,
-      });
+      const response = await webhooks.whatsapp(whatsappWebhookBody(value, PHONE_NUMBER_ID));
       expect(response.status).toBe(200);
     };
     const adaSays = (text: string) => {
@@ -264,14 +215,7 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
     };
     let sid = 0;
     const postTwilio = async (path: string, params: Record<string, string>) => {
-      const response = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-twilio-signature': signTwilioRequest(AUTH_TOKEN, `${PUBLIC_URL}${path}`, params),
-        },
-        body: new URLSearchParams(params).toString(),
-      });
+      const response = await webhooks.twilio(path, params);
       expect(response.status).toBe(200);
     };
     const benSays = (text: string) => {
@@ -285,8 +229,7 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
         NumMedia: '0',
       });
     };
-    const toAda = (text: string) => () =>
-      meta.accepted.find((m) => m.body.to === '15551230021' && whatsappText(m.body) === text);
+    const toAda = (text: string) => () => meta.accepted.find((m) => m.body.to === '15551230021' && textOf(m) === text);
     const toBen = (text: string) => () =>
       sms.accepted.find((m) => m.params.To === '+15551230022' && m.params.Body === text);
 
@@ -320,7 +263,7 @@ describe('promptpipe serve with whatsapp-cloud and twilio', () => {
     const adaPrompt = await until("Ada's daily prompt", toAda(COACH.dailyPrompt));
     expect(adaPrompt.body.type).toBe('text');
     const adaPoll = await until('the Done poll as reply buttons', () =>
-      meta.accepted.find((m) => m.body.to === '15551230021' && whatsappText(m.body) === 'Did you do it?'),
+      meta.accepted.find((m) => m.body.to === '15551230021' && textOf(m) === 'Did you do it?'),
     );
     const buttons = (adaPoll.body.interactive as { action: { buttons: { reply: { id: string; title: string } }[] } })
       .action.buttons;

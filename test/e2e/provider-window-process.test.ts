@@ -11,21 +11,29 @@
  *   template with the options.
  * - Each answers "1", numbered as on SMS: Done, success_count 1.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { signWhatsAppBody } from '../../src/channels/whatsapp-cloud/whatsapp-cloud-signature.ts';
 import { type FakeTwilioApi, startFakeTwilioApi } from '../support/fake-twilio-api.ts';
 import {
   type FakeWhatsAppCloudApi,
   startFakeWhatsAppCloudApi,
   whatsappWebhookBody,
 } from '../support/fake-whatsapp-cloud-api.ts';
+import {
+  type ProviderAccounts,
+  providerSettings,
+  providerWebhooks,
+  resultApi,
+  scriptedStudySettings,
+  stopProviderProcesses,
+  textOf,
+  untilTruthy,
+} from '../support/provider-server.ts';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../support/scripted-openai-server.ts';
-import { type ServerProcess, startServer, stopServer, waitFor } from '../support/server-process.ts';
+import { type ServerProcess, startServer, stopServer } from '../support/server-process.ts';
 import { COACH, createStudyCoach, SAID } from '../support/study-coach-script.ts';
-import { signTwilioRequest } from '../support/twilio-signing.ts';
 
 const ACCOUNT_SID = 'AC00000000000000000000000000000004';
 const AUTH_TOKEN = 'e2e-window-twilio-token';
@@ -36,6 +44,16 @@ const VERIFY_TOKEN = 'e2e-window-verify';
 const PUBLIC_URL = 'https://coach.example.org';
 const SENDER = 'whatsapp:+15550001111';
 const CONTENT_SID = `HX${'5'.repeat(32)}`;
+const ACCOUNTS: ProviderAccounts = {
+  accessToken: ACCESS_TOKEN,
+  phoneNumberId: PHONE_NUMBER_ID,
+  appSecret: APP_SECRET,
+  verifyToken: VERIFY_TOKEN,
+  accountSid: ACCOUNT_SID,
+  authToken: AUTH_TOKEN,
+  twilioFrom: SENDER,
+  publicUrl: PUBLIC_URL,
+};
 const DAY_ONE = '2026-03-02T14:00:00.000Z';
 const DAY_TWO_PROMPT = '2026-03-03T13:50:00.000Z';
 const LATE_DELIVERY = '2026-03-03T14:30:00.000Z';
@@ -59,29 +77,7 @@ let meta: FakeWhatsAppCloudApi | undefined;
 let twilio: FakeTwilioApi | undefined;
 let model: ScriptedOpenAiServer | undefined;
 
-afterAll(async () => {
-  if (server && !server.exited) await stopServer(server, 10_000);
-  await meta?.close();
-  await twilio?.close();
-  await model?.close();
-  if (stateDir) await rm(stateDir, { recursive: true, force: true });
-}, 30_000);
-
-/** What the participant reads of a message the provider took: text, interactive body, or template variable. */
-function textOf(message: { body?: Record<string, unknown>; params?: Record<string, string> }): string {
-  if (message.params) {
-    const { Body, ContentVariables } = message.params;
-    return Body ?? (JSON.parse(ContentVariables ?? '{}') as Record<string, string>)['1'] ?? '';
-  }
-  const body = message.body ?? {};
-  const template = body.template as { components?: { parameters?: { text?: string }[] }[] } | undefined;
-  return (
-    (body.text as { body?: string } | undefined)?.body ??
-    (body.interactive as { body?: { text?: string } } | undefined)?.body?.text ??
-    template?.components?.[0]?.parameters?.[0]?.text ??
-    ''
-  );
-}
+afterAll(() => stopProviderProcesses({ server, whatsapp: meta, twilio, model, stateDir }), 30_000);
 
 describe('promptpipe serve outside the WhatsApp window, Cloud API and Twilio', () => {
   it('sends day three’s prompt with its poll options in one template, also after a 131047 / 63016 status', {
@@ -92,24 +88,13 @@ describe('promptpipe serve outside the WhatsApp window, Cloud API and Twilio', (
     stateDir = await mkdtemp(join(tmpdir(), 'promptpipe-window-'));
     model = await startScriptedOpenAiServer({ respond: createStudyCoach(unexpected) });
     let base = '';
+    const webhooks = providerWebhooks(() => base, ACCOUNTS);
     const postMeta = async (body: Record<string, unknown>) => {
-      const raw = JSON.stringify(body);
-      const response = await fetch(`${base}/channels/whatsapp-cloud/webhook`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsAppBody(APP_SECRET, raw) },
-        body: raw,
-      });
+      const response = await webhooks.whatsapp(body);
       expect(response.status).toBe(200);
     };
     const postTwilio = async (path: string, params: Record<string, string>) => {
-      const response = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-twilio-signature': signTwilioRequest(AUTH_TOKEN, `${PUBLIC_URL}${path}`, params),
-        },
-        body: new URLSearchParams(params).toString(),
-      });
+      const response = await webhooks.twilio(path, params);
       expect(response.status).toBe(200);
     };
     meta = await startFakeWhatsAppCloudApi({
@@ -130,39 +115,15 @@ describe('promptpipe serve outside the WhatsApp window, Cloud API and Twilio', (
       PATH: process.env.PATH ?? '',
       PROMPTPIPE_STATE_DIR: stateDir,
       LOG_LEVEL: 'warn',
-      PROMPTPIPE_CHANNEL: 'whatsapp-cloud,twilio',
-      PROMPTPIPE_CLOCK: 'manual',
-      PROMPTPIPE_CLOCK_START: DAY_ONE,
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'test',
-      GENAI_MODEL: 'scripted',
-      WHATSAPP_CLOUD_ACCESS_TOKEN: ACCESS_TOKEN,
-      WHATSAPP_CLOUD_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
-      WHATSAPP_CLOUD_APP_SECRET: APP_SECRET,
-      WHATSAPP_CLOUD_VERIFY_TOKEN: VERIFY_TOKEN,
-      WHATSAPP_CLOUD_API_URL: cloud.url,
+      ...scriptedStudySettings(model, DAY_ONE),
+      ...providerSettings(ACCOUNTS, { whatsapp: cloud, twilio: sms }),
       WHATSAPP_CLOUD_TEMPLATE_NAME: 'study_message',
-      TWILIO_ACCOUNT_SID: ACCOUNT_SID,
-      TWILIO_AUTH_TOKEN: AUTH_TOKEN,
-      TWILIO_FROM: SENDER,
-      TWILIO_PUBLIC_URL: PUBLIC_URL,
-      TWILIO_API_URL: sms.url,
       TWILIO_CONTENT_SID_TEXT: CONTENT_SID,
     });
     const running = server;
     base = running.baseUrl;
-    const until = <T>(what: string, check: () => T | Promise<T>) =>
-      waitFor(what, async () => (await check()) || undefined, 30_000, [running]);
-    // biome-ignore lint/suspicious/noExplicitAny: JSON read loosely by the test
-    const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-      const response = await fetch(`${base}${path}`, {
-        method,
-        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-      });
-      const json = (await response.json()) as { result?: unknown };
-      expect(response.status, JSON.stringify(json)).toBeLessThan(300);
-      return json.result;
-    };
+    const until = untilTruthy(running);
+    const api = resultApi(base);
     const setClock = async (at: string) => {
       providerNow = new Date(at);
       await api('POST', '/admin/clock', { set_to: at });
