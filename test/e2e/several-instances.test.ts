@@ -104,6 +104,13 @@ async function enrollAll(cluster: Cluster, count: number): Promise<string[]> {
   );
 }
 
+/** Enrolls `count` participants (enrollAll) and waits until each has been greeted. */
+async function enrollGreeted(cluster: Cluster, count: number): Promise<string[]> {
+  const ids = await enrollAll(cluster, count);
+  await waitFor('every greeting', () => (deliveriesByText(cluster).get(GREETING)?.ids.size ?? 0) === count, 60_000);
+  return ids;
+}
+
 /** The distinct outbound ids that carried each text, and how many requests carried it (retries included). */
 function deliveriesByText(cluster: Cluster): Map<string, { ids: Set<string>; requests: number }> {
   const byText = new Map<string, { ids: Set<string>; requests: number }>();
@@ -114,6 +121,26 @@ function deliveriesByText(cluster: Cluster): Map<string, { ids: Set<string>; req
     byText.set(message.text, entry);
   }
   return byText;
+}
+
+/** Every message of a load, in order: participant p's message m, for each p and each m. */
+function* loadMessages(
+  participants: number,
+  perParticipant: number,
+): Generator<[participant: number, message: number]> {
+  for (let participant = 0; participant < participants; participant += 1) {
+    for (let message = 0; message < perParticipant; message += 1) yield [participant, message];
+  }
+}
+
+/** How many of a load's messages have had their reply delivered. */
+function answeredCount(cluster: Cluster, participants: number, perParticipant: number): number {
+  const byText = deliveriesByText(cluster);
+  let count = 0;
+  for (const [participant, message] of loadMessages(participants, perParticipant)) {
+    if (byText.has(replyTo(messageText(participant, message)))) count += 1;
+  }
+  return count;
 }
 
 /** Every pair of turns of one participant: the later one started after the earlier one ended. */
@@ -140,20 +167,36 @@ afterEach(async () => {
   cluster = undefined;
 }, 30_000);
 
+/**
+ * Three instances on the manual clock under a load of messages: the coach records each turn, `turnDelayMs` long;
+ * `recoveryInterval` is how often an instance looks for a dead one's work.
+ */
+async function startLoadCluster(
+  pgUrl: string,
+  turnDelayMs: number,
+  recoveryInterval: string,
+): Promise<{ running: Cluster; turns: Turn[] }> {
+  const turns: Turn[] = [];
+  cluster = await startCluster({
+    pgUrl,
+    instances: 3,
+    respond: createCoach(turns, turnDelayMs),
+    env: {
+      PROMPTPIPE_CLOCK: 'manual',
+      PROMPTPIPE_CLOCK_START: CLOCK_START,
+      PROMPTPIPE_RECOVERY_INTERVAL: recoveryInterval,
+    },
+  });
+  return { running: cluster, turns };
+}
+
 describe.skipIf(!url)('several instances on one PostgreSQL', () => {
   const pgUrl = url ?? '';
 
   it('answers 50 participants × 10 messages sent alternately to 3 instances exactly once, in order, one turn at a time', {
     timeout: 180_000,
   }, async ({ onTestFailed }) => {
-    const turns: Turn[] = [];
-    cluster = await startCluster({
-      pgUrl,
-      instances: 3,
-      respond: createCoach(turns, 10),
-      env: { PROMPTPIPE_CLOCK: 'manual', PROMPTPIPE_CLOCK_START: CLOCK_START, PROMPTPIPE_RECOVERY_INTERVAL: '2s' },
-    });
-    const running = cluster;
+    const { running, turns } = await startLoadCluster(pgUrl, 10, '2s');
     onTestFailed(() => console.error(running.describe()));
     const { instances } = running;
 
@@ -164,12 +207,7 @@ describe.skipIf(!url)('several instances on one PostgreSQL', () => {
 
     const participants = 50;
     const perParticipant = 10;
-    const ids = await enrollAll(running, participants);
-    await waitFor(
-      'every greeting',
-      () => (deliveriesByText(running).get(GREETING)?.ids.size ?? 0) === participants,
-      60_000,
-    );
+    const ids = await enrollGreeted(running, participants);
 
     // Each participant writes their messages one after the other (each acknowledged before the next), and each
     // message goes to the next instance in turn: message m of participant p reaches instance (p + m) mod 3.
@@ -188,16 +226,7 @@ describe.skipIf(!url)('several instances on one PostgreSQL', () => {
     );
 
     const expected = participants * perParticipant;
-    const answered = () => {
-      const byText = deliveriesByText(running);
-      let count = 0;
-      for (let participant = 0; participant < participants; participant += 1) {
-        for (let message = 0; message < perParticipant; message += 1) {
-          if (byText.has(replyTo(messageText(participant, message)))) count += 1;
-        }
-      }
-      return count;
-    };
+    const answered = () => answeredCount(running, participants, perParticipant);
     await waitFor(
       `${expected} replies`,
       () => answered() === expected,
@@ -208,13 +237,11 @@ describe.skipIf(!url)('several instances on one PostgreSQL', () => {
 
     // Exactly once: one turn per message, one reply per message, delivered once.
     const byText = deliveriesByText(running);
-    for (let participant = 0; participant < participants; participant += 1) {
-      for (let message = 0; message < perParticipant; message += 1) {
-        const text = messageText(participant, message);
-        expect(turns.filter((turn) => turn.participant === participant && turn.message === message)).toHaveLength(1);
-        expect(byText.get(replyTo(text))).toEqual({ ids: expect.any(Set), requests: 1 });
-        expect(byText.get(replyTo(text))?.ids.size).toBe(1);
-      }
+    for (const [participant, message] of loadMessages(participants, perParticipant)) {
+      const text = messageText(participant, message);
+      expect(turns.filter((turn) => turn.participant === participant && turn.message === message)).toHaveLength(1);
+      expect(byText.get(replyTo(text))).toEqual({ ids: expect.any(Set), requests: 1 });
+      expect(byText.get(replyTo(text))?.ids.size).toBe(1);
     }
     expect(turns).toHaveLength(expected);
 
@@ -330,14 +357,7 @@ describe.skipIf(!url)('several instances on one PostgreSQL', () => {
   it('finishes the work of an instance SIGKILLed mid-load: nothing lost, nothing answered twice', {
     timeout: 180_000,
   }, async ({ onTestFailed }) => {
-    const turns: Turn[] = [];
-    cluster = await startCluster({
-      pgUrl,
-      instances: 3,
-      respond: createCoach(turns, 40),
-      env: { PROMPTPIPE_CLOCK: 'manual', PROMPTPIPE_CLOCK_START: CLOCK_START, PROMPTPIPE_RECOVERY_INTERVAL: '1s' },
-    });
-    const running = cluster;
+    const { running, turns } = await startLoadCluster(pgUrl, 40, '1s');
     onTestFailed(() => console.error(running.describe()));
     const { instances } = running;
     const victim = instances[2] as Instance;
@@ -345,12 +365,7 @@ describe.skipIf(!url)('several instances on one PostgreSQL', () => {
 
     const participants = 30;
     const perParticipant = 6;
-    await enrollAll(running, participants);
-    await waitFor(
-      'every greeting',
-      () => (deliveriesByText(running).get(GREETING)?.ids.size ?? 0) === participants,
-      60_000,
-    );
+    await enrollGreeted(running, participants);
 
     let killed = false;
     const killAfter = Math.floor((participants * perParticipant) / 3);
@@ -384,16 +399,7 @@ describe.skipIf(!url)('several instances on one PostgreSQL', () => {
     await victim.process.exit;
 
     const expected = participants * perParticipant;
-    const answered = () => {
-      const byText = deliveriesByText(running);
-      let count = 0;
-      for (let participant = 0; participant < participants; participant += 1) {
-        for (let message = 0; message < perParticipant; message += 1) {
-          if (byText.has(replyTo(messageText(participant, message)))) count += 1;
-        }
-      }
-      return count;
-    };
+    const answered = () => answeredCount(running, participants, perParticipant);
     // The dead instance's messages are taken over as soon as its advisory locks are gone (the recovery sweep); the
     // deliveries it had claimed at a survivor's next heartbeat (its liveness lock is gone) or once their lease
     // expires: the study clock is moved past it from time to time.
@@ -416,10 +422,8 @@ describe.skipIf(!url)('several instances on one PostgreSQL', () => {
 
     // Nothing doubled: each message has one reply id (a takeover may repeat a delivery, with the same id).
     const byText = deliveriesByText(running);
-    for (let participant = 0; participant < participants; participant += 1) {
-      for (let message = 0; message < perParticipant; message += 1) {
-        expect(byText.get(replyTo(messageText(participant, message)))?.ids.size).toBe(1);
-      }
+    for (const [participant, message] of loadMessages(participants, perParticipant)) {
+      expect(byText.get(replyTo(messageText(participant, message)))?.ids.size).toBe(1);
     }
     // Nothing lost: every message processed; each participant's transcript holds each message once, in order.
     await waitFor('every inbound message processed', async () => {
