@@ -7,7 +7,7 @@
 import type { Clock } from '../domain/clock.ts';
 import type { Log } from '../domain/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { NewDeliveryRecord, Store, StoreRepositories } from '../store/store.ts';
+import type { NewDeliveryRecord, Store } from '../store/store.ts';
 import type { DeliveryReceipt } from './channel.ts';
 
 const FAILED_STATUSES = new Set(['failed', 'undelivered']);
@@ -35,10 +35,10 @@ export function createDeliveryReceipts(options: {
 
   async function record(delivery: Omit<NewDeliveryRecord, 'createdAt'> & { createdAt?: Date }): Promise<void> {
     const createdAt = delivery.createdAt ?? clock.now();
-    const write = async (tx: StoreRepositories): Promise<void> => {
-      await tx.deliveries.record({ ...delivery, createdAt });
+    await store.transaction(async () => {
+      await store.deliveries.record({ ...delivery, createdAt });
       if (FAILED_STATUSES.has(delivery.status)) {
-        await tx.events.record({
+        await store.events.record({
           ...(delivery.participantId ? { participantId: delivery.participantId } : {}),
           type: 'delivery-failed',
           data: {
@@ -51,8 +51,7 @@ export function createDeliveryReceipts(options: {
           createdAt,
         });
       }
-    };
-    await store.transaction(() => write(store));
+    });
     metrics.recordDeliveryStatus(delivery.channel, delivery.status);
   }
 

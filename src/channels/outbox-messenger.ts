@@ -37,11 +37,14 @@ export function describeOutgoing(message: Outgoing): string {
  */
 const POLL_RUN_LOOKS = [1, 2, 10];
 
-/** The number of the first option of a poll sent now to the participant (see `nextPollNumber`). */
-async function nextPollNumberFor(tx: Store, participantId: string): Promise<number> {
+/**
+ * The number of the first option of a poll sent now to the participant (see `nextPollNumber`), read through `store`
+ * (the messenger's, so inside the sending unit of work it sees what that unit has just sent).
+ */
+async function nextPollNumberFor(store: Pick<Store, 'transcript'>, participantId: string): Promise<number> {
   let newest: TranscriptEntry[] = [];
   for (const limit of POLL_RUN_LOOKS) {
-    newest = await tx.transcript.list(participantId, { limit });
+    newest = await store.transcript.list(participantId, { limit });
     if (newest.length < limit || !onlyPolls(newest)) break;
   }
   return nextPollNumber(newest);
@@ -87,13 +90,13 @@ export function createOutboxMessenger(options: {
               },
             };
       // Joins the caller's unit of work when one is open.
-      const job = await store.transaction(async (tx) => {
+      const job = await store.transaction(async () => {
         if (outbound.poll) {
           // Right after another poll, its options are numbered on (channels without native polls).
-          const firstNumber = await nextPollNumberFor(tx, participantId);
+          const firstNumber = await nextPollNumberFor(store, participantId);
           if (firstNumber > 1) outbound.poll.firstNumber = firstNumber;
         }
-        await tx.transcript.append([
+        await store.transcript.append([
           {
             participantId,
             role: 'assistant',
@@ -109,11 +112,11 @@ export function createOutboxMessenger(options: {
         ]);
         if (message.type === 'poll') {
           const lastPoll = { id, question: message.question, options: message.options, sentAt: now.toISOString() };
-          await writeData(tx, participantId, { [DataKey.lastPoll]: JSON.stringify(lastPoll) }, now);
+          await writeData(store, participantId, { [DataKey.lastPoll]: JSON.stringify(lastPoll) }, now);
         }
         const payload: DeliverMessagePayload = { message: outbound };
         const claimFor = handOff?.handOffClaim();
-        return tx.jobs.enqueue(
+        return store.jobs.enqueue(
           {
             id: newId('job'),
             kind: DELIVER_MESSAGE_JOB,

@@ -19,13 +19,16 @@ export interface RecipientRefusal {
   reason: string;
 }
 
-/** Queues the opt-out in `tx`; one pending per participant (a prompt and its poll both refused → one opt-out). */
+/**
+ * Queues the opt-out through `store` (the routed store, so it joins the unit of work that ends the delivery); one
+ * pending per participant (a prompt and its poll both refused → one opt-out).
+ */
 export async function queueRecipientOptOut(
-  tx: Pick<StoreRepositories, 'jobs'>,
+  store: Pick<StoreRepositories, 'jobs'>,
   refusal: RecipientRefusal,
   options: { now: Date; newId: NewId },
 ): Promise<void> {
-  await tx.jobs.enqueue(
+  await store.jobs.enqueue(
     {
       id: options.newId('job'),
       kind: RECIPIENT_OPT_OUT_JOB,

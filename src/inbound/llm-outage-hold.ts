@@ -70,9 +70,10 @@ export function createLlmOutageHold(dependencies: {
 }): LlmOutageHold {
   const { store, clock, newId, log, options } = dependencies;
 
-  async function enqueueRetry(target: Store, participantId: string, since: Date, attempt: number): Promise<void> {
+  /** Through the hold's store: inside a unit of work (the one that holds the messages) it joins it. */
+  async function enqueueRetry(participantId: string, since: Date, attempt: number): Promise<void> {
     const now = clock.now();
-    await target.jobs.enqueue(
+    await store.jobs.enqueue(
       {
         id: newId('job'),
         kind: LLM_OUTAGE_RETRY_JOB,
@@ -97,17 +98,17 @@ export function createLlmOutageHold(dependencies: {
       const now = clock.now();
       const error = `the model was unavailable from ${since.toISOString()} for longer than the retry limit`;
       const linked = await store.transcript.forSourceMessage(participantId, inbound.id);
-      await store.transaction(async (tx) => {
+      await store.transaction(async () => {
         if (!linked.some((entry) => entry.role === 'user'))
-          await tx.transcript.append([unansweredMessageEntry(inbound)]);
-        await tx.events.record({
+          await store.transcript.append([unansweredMessageEntry(inbound)]);
+        await store.events.record({
           participantId,
           type: 'message-failed',
           data: { reason: 'llm_outage', since: since.toISOString(), attempts, error },
           sourceMessageId: inbound.id,
           createdAt: now,
         });
-        await tx.inbound.markFailed(inbound.id, error, now);
+        await store.inbound.markFailed(inbound.id, error, now);
       });
       count('failed');
       log.error({ inboundId: inbound.id, participantId, since: since.toISOString() }, 'model outage: message failed');
@@ -119,11 +120,11 @@ export function createLlmOutageHold(dependencies: {
       const { participantId } = inbound;
       const now = clock.now();
       const notice = options.notice(participant);
-      const { held, started, enqueued } = await store.transaction(async (tx) => {
-        const newlyHeld = await tx.inbound.hold(participantId, `the model is unavailable: ${error}`);
-        const begun = await tx.llmOutages.begin({ participantId, startedAt: now, sourceMessageId: inbound.id });
+      const { held, started, enqueued } = await store.transaction(async () => {
+        const newlyHeld = await store.inbound.hold(participantId, `the model is unavailable: ${error}`);
+        const begun = await store.llmOutages.begin({ participantId, startedAt: now, sourceMessageId: inbound.id });
         if (begun) {
-          await tx.events.record({
+          await store.events.record({
             participantId,
             type: 'llm-outage',
             data: { error, retry_for_ms: options.retryForMs },
@@ -140,8 +141,8 @@ export function createLlmOutageHold(dependencies: {
         }
         // A job claimed and waiting for the lock is not pending: the one enqueued here is then replaced by its next
         // attempt, or finds nothing left to do. Without it, a job that finished just before would leave nobody.
-        const missing = !retrying && !(await tx.jobs.getPendingByKey(llmOutageDedupKey(participantId)));
-        if (missing) await enqueueRetry(tx, participantId, now, 1);
+        const missing = !retrying && !(await store.jobs.getPendingByKey(llmOutageDedupKey(participantId)));
+        if (missing) await enqueueRetry(participantId, now, 1);
         return { held: newlyHeld, started: begun, enqueued: missing };
       });
       count('held', held);
@@ -184,7 +185,7 @@ export function createLlmOutageHold(dependencies: {
         await giveUp(participantId, since, attempt + 1);
         return;
       }
-      await enqueueRetry(store, participantId, since, attempt + 1);
+      await enqueueRetry(participantId, since, attempt + 1);
       options.notify?.();
     },
   };

@@ -57,17 +57,17 @@ export function createMessageProcessor(options: MessageProcessingOptions): Messa
 
   async function recordIgnored(inbound: InboundMessage, participant: Participant): Promise<void> {
     const now = clock.now();
-    await store.transaction(async (tx) => {
+    await store.transaction(async () => {
       // Kept as study data even though nobody answers it.
-      await tx.transcript.append([unansweredMessageEntry(inbound)]);
-      await tx.events.record({
+      await store.transcript.append([unansweredMessageEntry(inbound)]);
+      await store.events.record({
         participantId: participant.id,
         type: 'message-ignored',
         data: { reason: `participant is ${participant.status}` },
         sourceMessageId: inbound.id,
         createdAt: now,
       });
-      await tx.inbound.markProcessed(inbound.id, now);
+      await store.inbound.markProcessed(inbound.id, now);
     });
   }
 
@@ -94,8 +94,9 @@ export function createMessageProcessor(options: MessageProcessingOptions): Messa
       return;
     }
     let marked = false;
-    const markAnswered = async (tx: Store): Promise<void> => {
-      await tx.inbound.markProcessed(inbound.id, clock.now());
+    /** In the unit of work it is called in: the reply's, or its own when the turn sent none. */
+    const markAnswered = async (): Promise<void> => {
+      await store.inbound.markProcessed(inbound.id, clock.now());
       await outage?.answered(inbound);
     };
     await flow.handleMessage({
@@ -108,7 +109,7 @@ export function createMessageProcessor(options: MessageProcessingOptions): Messa
       ...(outage ? { holdOnLlmError: true } : {}),
       // Marked processed in the reply's transaction: answered, processed and the outage over commit together.
       withReply: async () => {
-        await markAnswered(store);
+        await markAnswered();
         store.afterCommit(() => {
           marked = true;
         });

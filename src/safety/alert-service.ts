@@ -54,7 +54,8 @@ export function createAlertService(options: {
   onChange?: () => void;
 }): AlertService {
   const { store, clock, newId } = options;
-  const changed = (tx: Store) => tx.afterCommit(() => options.onChange?.());
+  /** Once the unit of work it is called in commits. */
+  const changed = () => store.afterCommit(() => options.onChange?.());
 
   async function find(id: string): Promise<Alert> {
     const alert = await store.alerts.get(id);
@@ -62,9 +63,12 @@ export function createAlertService(options: {
     return alert;
   }
 
-  /** The held turn's job, committed with the end of the review: it runs once, after the commit. */
-  async function releaseHeldTurn(tx: Store, participantId: string, messageId: string, now: Date): Promise<void> {
-    await tx.jobs.enqueue(
+  /**
+   * The held turn's job, committed with the end of the review (the resolving unit of work, which it joins): it runs
+   * once, after the commit.
+   */
+  async function releaseHeldTurn(participantId: string, messageId: string, now: Date): Promise<void> {
+    await store.jobs.enqueue(
       {
         id: newId('job'),
         kind: HELD_TURN_JOB,
@@ -75,7 +79,7 @@ export function createAlertService(options: {
       },
       now,
     );
-    tx.afterCommit(() => options.onEnqueued?.());
+    store.afterCommit(() => options.onEnqueued?.());
   }
 
   return {
@@ -110,58 +114,58 @@ export function createAlertService(options: {
           createdAt: now,
         });
         if (routes.length > 0) store.afterCommit(() => options.onEnqueued?.());
-        changed(store);
+        changed();
         return id;
       });
     },
 
     async acknowledge(id, by, note) {
       const alert = await find(id);
-      await store.transaction(async (tx) => {
+      await store.transaction(async () => {
         const now = clock.now();
-        if (!(await tx.alerts.acknowledge(id, by, note, now))) {
+        if (!(await store.alerts.acknowledge(id, by, note, now))) {
           throw new AppError('conflict', `alert ${id} is already ${alert.status}`);
         }
-        await tx.events.record({
+        await store.events.record({
           ...(alert.participantId ? { participantId: alert.participantId } : {}),
           type: 'alert-acknowledged',
           data: { alert_id: id, by, note: note ?? null },
           createdAt: now,
         });
-        changed(tx);
+        changed();
       });
       return find(id);
     },
 
     async resolve(id, by, note, resolveOptions) {
       const alert = await find(id);
-      await store.transaction(async (tx) => {
+      await store.transaction(async () => {
         const now = clock.now();
-        if (!(await tx.alerts.resolve(id, by, note, now))) {
+        if (!(await store.alerts.resolve(id, by, note, now))) {
           throw new AppError('conflict', `alert ${id} is already resolved`);
         }
         let reviewEnded = false;
         let heldTurn: 'run' | 'discarded' | null = null;
         if (alert.participantId) {
-          const unresolved = (await tx.alerts.list({ participantId: alert.participantId, limit: 1000 })).filter(
+          const unresolved = (await store.alerts.list({ participantId: alert.participantId, limit: 1000 })).filter(
             (other) => other.status !== 'resolved' && other.id !== id && other.kind !== TAKEOVER_MESSAGE_ALERT,
           );
           if (unresolved.length === 0) {
-            const heldMessageId = await tx.alerts.heldTurn(alert.participantId);
-            reviewEnded = await tx.alerts.endReview(alert.participantId);
+            const heldMessageId = await store.alerts.heldTurn(alert.participantId);
+            reviewEnded = await store.alerts.endReview(alert.participantId);
             if (reviewEnded && heldMessageId) {
               heldTurn = resolveOptions?.heldTurn === 'discard' ? 'discarded' : 'run';
-              if (heldTurn === 'run') await releaseHeldTurn(tx, alert.participantId, heldMessageId, now);
+              if (heldTurn === 'run') await releaseHeldTurn(alert.participantId, heldMessageId, now);
             }
           }
         }
-        await tx.events.record({
+        await store.events.record({
           ...(alert.participantId ? { participantId: alert.participantId } : {}),
           type: 'alert-resolved',
           data: { alert_id: id, by, note, review_ended: reviewEnded, held_turn: heldTurn },
           createdAt: now,
         });
-        changed(tx);
+        changed();
       });
       return find(id);
     },

@@ -70,10 +70,10 @@ export function createSafetyScreen(options: {
 
   /** A message of a participant whose coach turn is held: recorded for that turn, not answered now. */
   async function recordForHeldTurn(inbound: InboundMessage): Promise<void> {
-    await store.transaction(async (tx) => {
+    await store.transaction(async () => {
       const now = clock.now();
-      await recordUnansweredInbound(tx, inbound, options.transcriptEntry(inbound), 'message-held-for-review', now);
-      await tx.inbound.markProcessed(inbound.id, now);
+      await recordUnansweredInbound(store, inbound, options.transcriptEntry(inbound), 'message-held-for-review', now);
+      await store.inbound.markProcessed(inbound.id, now);
     });
   }
 
@@ -97,17 +97,17 @@ export function createSafetyScreen(options: {
         return { coachTurn: false };
       }
       const mode = options.coachTurn;
-      const alertId = await store.transaction(async (tx) => {
+      const alertId = await store.transaction(async () => {
         const now = clock.now();
         const safetyText = options.safetyMessage(participant.language ?? 'en');
-        if (mode !== 'reply') await tx.transcript.append([options.transcriptEntry(inbound)]);
+        if (mode !== 'reply') await store.transcript.append([options.transcriptEntry(inbound)]);
         await options.messenger.send(
           participant.id,
           { type: 'text', text: safetyText },
           { kind: 'notice', module: 'safety', sourceMessageId: inbound.id },
         );
         if (mode === 'hold') {
-          await appendToHistory(tx, participant.id, [
+          await appendToHistory(store, participant.id, [
             { role: 'user', content: inbound.text, timestamp: inbound.receivedAt.toISOString() },
             { role: 'assistant', content: `${SAFETY_MESSAGE_MARK} ${safetyText}`, timestamp: now.toISOString() },
           ]);
@@ -126,8 +126,8 @@ export function createSafetyScreen(options: {
           sourceMessageId: inbound.id,
           review: options.review,
         });
-        if (mode === 'hold') await tx.alerts.holdTurn(participant.id, inbound.id);
-        await tx.events.record({
+        if (mode === 'hold') await store.alerts.holdTurn(participant.id, inbound.id);
+        await store.events.record({
           participantId: participant.id,
           type: 'risk-detected',
           data: {
@@ -141,7 +141,7 @@ export function createSafetyScreen(options: {
           sourceMessageId: inbound.id,
           createdAt: now,
         });
-        if (mode !== 'reply') await tx.inbound.markProcessed(inbound.id, now);
+        if (mode !== 'reply') await store.inbound.markProcessed(inbound.id, now);
         return id;
       });
       log.warn(

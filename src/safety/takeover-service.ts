@@ -65,8 +65,10 @@ export function createTakeoverService(options: {
 }): TakeoverService {
   const { store, clock, newId } = options;
 
-  async function armIdleReminder(tx: Store, participantId: string, from: Date): Promise<void> {
-    await tx.jobs.enqueue(
+  // The helpers below read and write through the service's store: called inside one of the service's units of work,
+  // they join it.
+  async function armIdleReminder(participantId: string, from: Date): Promise<void> {
+    await store.jobs.enqueue(
       {
         id: newId('job'),
         kind: TAKEOVER_IDLE_JOB,
@@ -77,22 +79,22 @@ export function createTakeoverService(options: {
       },
       clock.now(),
     );
-    tx.afterCommit(() => options.onEnqueued?.());
+    store.afterCommit(() => options.onEnqueued?.());
   }
 
   /** The participant's notifications for this staff member not yet resolved (an acknowledged one is still unresolved). */
-  async function unresolvedNotifications(tx: Store, takeover: Takeover) {
+  async function unresolvedNotifications(takeover: Takeover) {
     const rule = notificationRule(takeover.takenBy);
-    return (await tx.alerts.list({ participantId: takeover.participantId, limit: 1000 })).filter(
+    return (await store.alerts.list({ participantId: takeover.participantId, limit: 1000 })).filter(
       (alert) => alert.kind === TAKEOVER_MESSAGE_ALERT && alert.rule === rule && alert.status !== 'resolved',
     );
   }
 
   /** The staff member answered or handed back: the notifications of the participant's messages are read. */
-  async function settleNotifications(tx: Store, takeover: Takeover, by: string, note: string, now: Date) {
-    for (const notification of await unresolvedNotifications(tx, takeover)) {
-      if (!(await tx.alerts.resolve(notification.id, by, note, now))) continue;
-      await tx.events.record({
+  async function settleNotifications(takeover: Takeover, by: string, note: string, now: Date) {
+    for (const notification of await unresolvedNotifications(takeover)) {
+      if (!(await store.alerts.resolve(notification.id, by, note, now))) continue;
+      await store.events.record({
         participantId: takeover.participantId,
         type: 'alert-resolved',
         data: { alert_id: notification.id, by, note, review_ended: false, held_turn: null },
@@ -102,9 +104,9 @@ export function createTakeoverService(options: {
   }
 
   /** The `takeover-message` notification, unless one for this staff member is still unread (open). */
-  async function notify(tx: Store, takeover: Takeover): Promise<void> {
+  async function notify(takeover: Takeover): Promise<void> {
     const rule = notificationRule(takeover.takenBy);
-    if ((await unresolvedNotifications(tx, takeover)).some((alert) => alert.status === 'open')) return;
+    if ((await unresolvedNotifications(takeover)).some((alert) => alert.status === 'open')) return;
     await options.alerts.raise({
       participantId: takeover.participantId,
       kind: TAKEOVER_MESSAGE_ALERT,
@@ -132,12 +134,12 @@ export function createTakeoverService(options: {
       }
       const now = clock.now();
       const takeover: Takeover = { participantId, takenBy: by, startedAt: now, timers, lastStaffMessageAt: now };
-      await store.transaction(async (tx) => {
-        if (!(await tx.takeovers.begin(takeover))) {
+      await store.transaction(async () => {
+        if (!(await store.takeovers.begin(takeover))) {
           throw new AppError('conflict', `the conversation of ${participantId} is already taken over`);
         }
-        await armIdleReminder(tx, participantId, now);
-        await tx.events.record({
+        await armIdleReminder(participantId, now);
+        await store.events.record({
           participantId,
           type: 'conversation-taken-over',
           data: { by, timers },
@@ -149,19 +151,19 @@ export function createTakeoverService(options: {
 
     async staffMessage(participantId, by, message) {
       const takeover = await current(participantId);
-      return store.transaction(async (tx) => {
+      return store.transaction(async () => {
         const now = clock.now();
-        await settleNotifications(tx, takeover, by, 'answered with a staff message', now);
+        await settleNotifications(takeover, by, 'answered with a staff message', now);
         const sent = await options.messenger.send(participantId, message, { kind: 'organiser', module: 'staff' });
         const entry: ConversationMessage = {
           role: 'assistant',
           content: `${STAFF_MESSAGE_MARK} ${historyText(message)}`,
           timestamp: now.toISOString(),
         };
-        await appendToHistory(tx, participantId, [entry]);
-        await tx.takeovers.staffMessageSent(participantId, now);
-        await armIdleReminder(tx, participantId, now);
-        await tx.events.record({
+        await appendToHistory(store, participantId, [entry]);
+        await store.takeovers.staffMessageSent(participantId, now);
+        await armIdleReminder(participantId, now);
+        await store.events.record({
           participantId,
           type: 'staff-message-sent',
           data: { by, outbound_id: sent.id, type: message.type },
@@ -172,13 +174,13 @@ export function createTakeoverService(options: {
     },
 
     async handBack(participantId, by) {
-      return store.transaction(async (tx) => {
+      return store.transaction(async () => {
         const now = clock.now();
-        const ended = await tx.takeovers.end(participantId);
+        const ended = await store.takeovers.end(participantId);
         if (!ended) throw new AppError('conflict', `the conversation of ${participantId} is not taken over`);
-        await settleNotifications(tx, ended, by, 'handed back to the coach', now);
-        await tx.jobs.cancelByKey(idleKey(participantId), now);
-        await tx.events.record({
+        await settleNotifications(ended, by, 'handed back to the coach', now);
+        await store.jobs.cancelByKey(idleKey(participantId), now);
+        await store.events.record({
           participantId,
           type: 'conversation-handed-back',
           data: { by, taken_by: ended.takenBy, started_at: ended.startedAt.toISOString() },
@@ -191,13 +193,13 @@ export function createTakeoverService(options: {
     async intercept(inbound) {
       const takeover = await store.takeovers.get(inbound.participantId);
       if (!takeover) return false;
-      await store.transaction(async (tx) => {
+      await store.transaction(async () => {
         const now = clock.now();
         const entry = options.transcriptEntry(inbound);
-        await recordUnansweredInbound(tx, inbound, entry, 'message-received-during-takeover', now);
-        await notify(tx, takeover);
-        await tx.inbound.markProcessed(inbound.id, now);
-        tx.afterCommit(() => options.onParticipantMessage?.(inbound.participantId));
+        await recordUnansweredInbound(store, inbound, entry, 'message-received-during-takeover', now);
+        await notify(takeover);
+        await store.inbound.markProcessed(inbound.id, now);
+        store.afterCommit(() => options.onParticipantMessage?.(inbound.participantId));
       });
       return true;
     },

@@ -5,18 +5,22 @@
 import { appendToHistory } from '../engine/conversation-history.ts';
 import type { InboundMessage, NewTranscriptEntry, Store } from '../store/store.ts';
 
+/**
+ * Writes through `store` (the caller's own routed store), so it joins the caller's unit of work: the caller marks the
+ * message processed in the same one.
+ */
 export async function recordUnansweredInbound(
-  tx: Store,
+  store: Store,
   inbound: InboundMessage,
   transcriptEntry: NewTranscriptEntry,
   eventType: string,
   now: Date,
 ): Promise<void> {
-  await tx.transcript.append([transcriptEntry]);
-  await appendToHistory(tx, inbound.participantId, [
+  await store.transcript.append([transcriptEntry]);
+  await appendToHistory(store, inbound.participantId, [
     { role: 'user', content: inbound.text, timestamp: inbound.receivedAt.toISOString() },
   ]);
-  await tx.events.record({
+  await store.events.record({
     participantId: inbound.participantId,
     type: eventType,
     data: {},

@@ -112,8 +112,9 @@ function describeSchedule(schedule: ScheduleInfo): string {
   return `${when} (${schedule.timezone})`;
 }
 
-async function nextPromptOf(tx: Pick<StoreRepositories, 'jobs'>, schedule: ScheduleInfo) {
-  const job = schedule.timer_id ? await tx.jobs.get(schedule.timer_id) : undefined;
+/** When the schedule's pending job fires, read through `store` (the tool's own). */
+async function nextPromptOf(store: Pick<StoreRepositories, 'jobs'>, schedule: ScheduleInfo) {
+  const job = schedule.timer_id ? await store.jobs.get(schedule.timer_id) : undefined;
   if (!job || (job.status !== 'pending' && job.status !== 'running')) return {};
   return {
     next_prompt_at: job.runAt.toISOString(),
@@ -152,13 +153,13 @@ export function createSchedulerTool(options: SchedulerToolOptions): Tool<typeof 
       created_at: now.toISOString(),
       timer_id: '',
     };
-    const { armed, replaced } = await store.transaction(async (tx) => {
-      const previous = await readSchedules(tx, participantId);
-      for (const schedule of previous) await disarmSchedule(tx, participantId, schedule, now);
+    const { armed, replaced } = await store.transaction(async () => {
+      const previous = await readSchedules(store, participantId);
+      for (const schedule of previous) await disarmSchedule(store, participantId, schedule, now);
       // At most one schedule per participant: the new one takes the place of all earlier ones.
-      await writeSchedules(tx, participantId, [], now);
+      await writeSchedules(store, participantId, [], now);
       const armedSchedule: ArmedSchedule = await armSchedule(arming, { participantId, schedule: draft, now });
-      await tx.events.record({
+      await store.events.record({
         participantId,
         type: 'schedule-created',
         data: {
@@ -213,18 +214,18 @@ export function createSchedulerTool(options: SchedulerToolOptions): Tool<typeof 
     const { participantId } = context;
     const scheduleId = args.schedule_id ?? '';
     const now = clock.now();
-    const removed = await store.transaction(async (tx) => {
-      const schedules = await readSchedules(tx, participantId);
+    const removed = await store.transaction(async () => {
+      const schedules = await readSchedules(store, participantId);
       const target = schedules.find((schedule) => schedule.id === scheduleId);
       if (!target) return { found: false as const, known: schedules.map((schedule) => schedule.id) };
-      await disarmSchedule(tx, participantId, target, now);
+      await disarmSchedule(store, participantId, target, now);
       await writeSchedules(
-        tx,
+        store,
         participantId,
         schedules.filter((schedule) => schedule.id !== scheduleId),
         now,
       );
-      await tx.events.record({
+      await store.events.record({
         participantId,
         type: 'schedule-deleted',
         data: { schedule: target },

@@ -95,10 +95,10 @@ export function createBroadcastService(options: {
         recipients: ids.length,
         createdAt: now,
       };
-      await store.transaction(async (tx) => {
-        await tx.broadcasts.create(broadcast);
+      await store.transaction(async () => {
+        await store.broadcasts.create(broadcast);
         for (const [index, participantId] of ids.entries()) {
-          await tx.jobs.enqueue(
+          await store.jobs.enqueue(
             {
               id: newId('job'),
               kind: BROADCAST_MESSAGE_JOB,
@@ -110,7 +110,7 @@ export function createBroadcastService(options: {
             now,
           );
         }
-        await tx.events.record({
+        await store.events.record({
           type: 'broadcast-created',
           data: { broadcast_id: broadcast.id, recipients: ids.length, filter: broadcast.filter, text: broadcast.text },
           createdAt: now,
@@ -159,16 +159,16 @@ export function createBroadcastHandler(options: { store: Store; clock: Clock; me
       });
       return;
     }
-    await store.transaction(async (tx) => {
+    await store.transaction(async () => {
       const sent = await messenger.send(
         participantId,
         { type: 'text', text: broadcast.text },
         { kind: 'organiser', module: 'broadcast', dedupKey: `${deliveryKeyPrefix(broadcastId)}${participantId}` },
       );
-      await appendToHistory(tx, participantId, [
+      await appendToHistory(store, participantId, [
         { role: 'assistant', content: broadcast.text, timestamp: now.toISOString() },
       ]);
-      await tx.events.record({
+      await store.events.record({
         participantId,
         type: 'broadcast-sent',
         data: { broadcast_id: broadcastId, outbound_id: sent.id },
