@@ -158,10 +158,8 @@ function guardedDialect(dialect: Dialect, scope: UnitOfWorkScope): Dialect {
     createAdapter() {
       const adapter = dialect.createAdapter();
       if (!singleConnection) return adapter;
-      return new Proxy(adapter, {
-        get: (target, property) =>
-          property === 'supportsMultipleConnections' ? true : Reflect.get(target, property, target),
-      });
+      // The adapter itself underneath (`instanceof` still holds), with the one property overridden.
+      return Object.create(adapter, { supportsMultipleConnections: { value: true } }) as typeof adapter;
     },
     createDriver: () => guardedDriver(dialect.createDriver(), scope, singleConnection ? createMutex() : undefined),
     createQueryCompiler: () => dialect.createQueryCompiler(),
@@ -170,38 +168,57 @@ function guardedDialect(dialect: Dialect, scope: UnitOfWorkScope): Dialect {
 }
 
 interface Mutex {
-  lock(): Promise<void>;
+  /** Undefined when the lock was free and is now held; else a promise of the hand-over. */
+  lock(): Promise<void> | undefined;
   unlock(): void;
 }
 
-/** One holder at a time, the others in turn (as Kysely's own queue for a single-connection database). */
+/**
+ * One holder at a time, the others in turn (as Kysely's own queue for a single-connection database). Taking a free
+ * lock allocates nothing: every query outside a transaction takes it.
+ */
 function createMutex(): Mutex {
-  let held: Promise<void> | undefined;
-  let release: (() => void) | undefined;
+  let held = false;
+  const waiting: (() => void)[] = [];
   return {
-    async lock() {
-      while (held) await held;
-      held = new Promise((resolve) => {
-        release = resolve;
-      });
+    lock() {
+      if (!held) {
+        held = true;
+        return undefined;
+      }
+      return new Promise((resolve) => waiting.push(resolve));
     },
     unlock() {
-      const resolve = release;
-      held = undefined;
-      release = undefined;
-      resolve?.();
+      const next = waiting.shift();
+      // Handed straight to the next in line, so nobody can take it in between.
+      if (next) next();
+      else held = false;
     },
   };
 }
 
+/** Every method of an object, its prototype chain's included, bound to it once. */
+function boundMethods(target: object): Record<string, unknown> {
+  const methods: Record<string, unknown> = {};
+  for (let level: object | null = target; level && level !== Object.prototype; level = Object.getPrototypeOf(level)) {
+    for (const name of Object.getOwnPropertyNames(level)) {
+      const value: unknown = Reflect.get(target, name, target);
+      if (name !== 'constructor' && !(name in methods) && typeof value === 'function') {
+        methods[name] = value.bind(target);
+      }
+    }
+  }
+  return methods;
+}
+
 function guardedDriver(driver: Driver, scope: UnitOfWorkScope, mutex: Mutex | undefined): Driver {
-  const bound = new Map<PropertyKey, unknown>();
   const acquireConnection = async (
     ...options: Parameters<Driver['acquireConnection']>
   ): Promise<DatabaseConnection> => {
     if (currentOf(scope)) throw new AppError('internal', OUTER_STORE_IN_UNIT_OF_WORK);
     if (!mutex) return driver.acquireConnection(...options);
-    await mutex.lock();
+    const handOver = mutex.lock();
+    if (handOver) await handOver;
     try {
       return await driver.acquireConnection(...options);
     } catch (error) {
@@ -216,18 +233,6 @@ function guardedDriver(driver: Driver, scope: UnitOfWorkScope, mutex: Mutex | un
       mutex?.unlock();
     }
   };
-  return new Proxy(driver, {
-    get(target, property) {
-      if (property === 'acquireConnection') return acquireConnection;
-      if (property === 'releaseConnection') return releaseConnection;
-      let method = bound.get(property);
-      if (method === undefined) {
-        const value: unknown = Reflect.get(target, property, target);
-        if (typeof value !== 'function') return value;
-        method = value.bind(target);
-        bound.set(property, method);
-      }
-      return method;
-    },
-  });
+  // A plain object rather than a Proxy: Kysely reaches the driver on every query.
+  return { ...boundMethods(driver), acquireConnection, releaseConnection } as unknown as Driver;
 }

@@ -31,6 +31,16 @@ describe('the SQLite form of a hot statement', () => {
       expect(() => sqliteTextFor(converted, ['x', bad])).toThrow(AppError);
     }
   });
+
+  it('gives each limit its own text, however many limits a statement runs with', () => {
+    const converted = sqlite('select * from t order by id limit $1');
+    for (let round = 0; round < 2; round += 1) {
+      for (let limit = 0; limit < 40; limit += 1) {
+        expect(sqliteTextFor(converted, [limit])).toBe(`select * from t order by id limit ${limit}`);
+      }
+    }
+    expect(() => sqliteTextFor(converted, ['1; drop table t'])).toThrow(AppError);
+  });
 });
 
 describe.skipIf(!url)('hot statements on PostgreSQL', () => {

@@ -98,10 +98,31 @@ function limitLiteral(value: unknown): string {
   return String(value);
 }
 
+/**
+ * Texts with their LIMIT filled in, by statement and limits: a hot statement runs with a handful of limits, so the
+ * first few are kept (a caller's page size can take any value: past these the text is built each time).
+ */
+const KEPT_LIMIT_TEXTS = 16;
+const withLimits = new WeakMap<SqliteText, Map<string, string>>();
+
 /** The SQLite text with its LIMIT slots filled from `values`. */
 export function sqliteTextFor(statement: SqliteText, values: readonly unknown[]): string {
   if (statement.limits.length === 0) return statement.text;
-  return statement.text.replace(LIMIT_SLOT, (_match, index: string) => `limit ${limitLiteral(values[Number(index)])}`);
+  const key = statement.limits.map((index) => limitLiteral(values[index])).join(',');
+  let texts = withLimits.get(statement);
+  if (texts === undefined) {
+    texts = new Map();
+    withLimits.set(statement, texts);
+  }
+  let text = texts.get(key);
+  if (text === undefined) {
+    text = statement.text.replace(
+      LIMIT_SLOT,
+      (_match, index: string) => `limit ${limitLiteral(values[Number(index)])}`,
+    );
+    if (texts.size < KEPT_LIMIT_TEXTS) texts.set(key, text);
+  }
+  return text;
 }
 
 /** The hot statement whose PostgreSQL text this is, if any (the PostgreSQL pool names these). */
