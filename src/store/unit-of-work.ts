@@ -84,7 +84,7 @@ function currentOf(scope: UnitOfWorkScope): UnitOfWork | undefined {
 type RepositoryKey = keyof StoreRepositories;
 const STORE_MEMBERS = new Set(['dialect', 'transaction', 'afterCommit', 'ping', 'durable', 'close']);
 
-/** Every method name of a repository object, its prototype chain's included (a repository may be a class). */
+/** Every method name of an object (a repository, a driver), its prototype chain's included (it may be a class). */
 function methodNames(repository: object): string[] {
   const names = new Set<string>();
   for (let target: object | null = repository; target && target !== Object.prototype; ) {
@@ -200,13 +200,8 @@ function createMutex(): Mutex {
 /** Every method of an object, its prototype chain's included, bound to it once. */
 function boundMethods(target: object): Record<string, unknown> {
   const methods: Record<string, unknown> = {};
-  for (let level: object | null = target; level && level !== Object.prototype; level = Object.getPrototypeOf(level)) {
-    for (const name of Object.getOwnPropertyNames(level)) {
-      const value: unknown = Reflect.get(target, name, target);
-      if (name !== 'constructor' && !(name in methods) && typeof value === 'function') {
-        methods[name] = value.bind(target);
-      }
-    }
+  for (const name of methodNames(target)) {
+    methods[name] = ((target as Record<string, unknown>)[name] as (...values: unknown[]) => unknown).bind(target);
   }
   return methods;
 }
